@@ -1,0 +1,46 @@
+/**
+ * The judge's processors, as Mastra defines them (`@mastra/core/processors`): input and output
+ * processors transform the judge's messages and answer; error processors (`processAPIError`)
+ * decide whether a failed judge request is tried again.
+ */
+
+/** A judge message as the `ai` SDK takes it. */
+export interface JudgeMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: unknown
+}
+
+export interface ProcessInputArgs {
+  messages: JudgeMessage[]
+  abort: (reason?: string) => never
+}
+
+export interface ProcessOutputResultArgs {
+  /** The judge's answer text (for structured steps, the raw JSON text before parsing). */
+  text: string
+  abort: (reason?: string) => never
+}
+
+export interface ProcessAPIErrorArgs {
+  error: unknown
+  messages: JudgeMessage[]
+  /** Number of retries already made for this request (0 on the first failure). */
+  retryCount: number
+  abortSignal?: AbortSignal
+  abort: (reason?: string) => never
+}
+
+export interface ProcessAPIErrorResult {
+  retry: boolean
+}
+
+/** A judge processor. Every method is optional; `id` names it in errors and logs. */
+export interface Processor {
+  readonly id: string
+  readonly name?: string
+  processInput?(args: ProcessInputArgs): JudgeMessage[] | undefined | Promise<JudgeMessage[] | undefined>
+  processOutputResult?(args: ProcessOutputResultArgs): string | undefined | Promise<string | undefined>
+  processAPIError?(
+    args: ProcessAPIErrorArgs,
+  ): ProcessAPIErrorResult | undefined | void | Promise<ProcessAPIErrorResult | undefined | void>
+}
