@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError } from './config-error.ts'
+import { resolveConfig } from './define-config.ts'
+
+const scorer = { id: 'len', run: async () => ({ score: 1 }) }
+
+function errorOf(input: unknown, env: NodeJS.ProcessEnv = {}): ConfigError {
+  try {
+    resolveConfig(input, env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return error as ConfigError
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('resolveConfig', () => {
+  it('fills every default from an empty config', () => {
+    const config = resolveConfig({}, {})
+    expect(config.kafka).toMatchObject({
+      brokers: ['127.0.0.1:9092'],
+      topic: 'otlp_spans',
+      encoding: 'otlp_proto',
+    })
+    expect(config.assembly.settleMs).toBe(2000)
+    expect(config.judges.defaultLimits.concurrency).toBe(4)
+    expect(config.sinks.otlp).toEqual({})
+    expect(config.metrics.port).toBe(9464)
+  })
+
+  it('applies environment overrides over the file', () => {
+    const config = resolveConfig(
+      { kafka: { brokers: ['a:1'], topic: 'x' } },
+      { KAFKA_BROKERS: 'b:2, c:3', TRACESCORE_KAFKA_TOPIC: 'spans', TRACESCORE_METRICS_PORT: '0' },
+    )
+    expect(config.kafka.brokers).toEqual(['b:2', 'c:3'])
+    expect(config.kafka.topic).toBe('spans')
+    expect(config.metrics.port).toBe(0)
+  })
+
+  it('accepts any object with id and run() as a scorer', () => {
+    const config = resolveConfig({ scorers: { len: { scorer, sampling: { type: 'ratio', rate: 0.5 } } } }, {})
+    expect(config.scorers.len?.scorer).toBe(scorer)
+  })
+
+  const bad: [string, unknown, NodeJS.ProcessEnv, string][] = [
+    ['not an object', 42, {}, 'expected an object'],
+    ['broker without port', { kafka: { brokers: ['localhost'] } }, {}, 'kafka.brokers.0'],
+    ['empty broker list', { kafka: { brokers: [] } }, {}, 'kafka.brokers'],
+    ['bad encoding', { kafka: { encoding: 'avro' } }, {}, 'kafka.encoding'],
+    ['bad encoding from env', {}, { TRACESCORE_KAFKA_ENCODING: 'xml' }, 'kafka.encoding: Invalid option'],
+    ['negative settle', { assembly: { settleMs: -1 } }, {}, 'assembly.settleMs'],
+    [
+      'rate above 1',
+      { scorers: { s: { scorer, sampling: { type: 'ratio', rate: 2 } } } },
+      {},
+      'scorers.s.sampling.rate',
+    ],
+    [
+      'unknown sampling type',
+      { scorers: { s: { scorer, sampling: { type: 'some' } } } },
+      {},
+      'scorers.s.sampling.type',
+    ],
+    ['scorer without run', { scorers: { s: { scorer: { id: 'x' } } } }, {}, 'scorers.s.scorer'],
+    ['unknown top-level key', { kafak: {} }, {}, 'unknown key kafak'],
+    ['unknown nested key', { sinks: { otlp: { endpoit: 'x' } } }, {}, 'unknown key sinks.otlp.endpoit'],
+    ['bad otlp endpoint', { sinks: { otlp: { endpoint: 'not a url' } } }, {}, 'sinks.otlp.endpoint'],
+    ['metrics port out of range', { metrics: { port: 70000 } }, {}, 'metrics.port'],
+    ['bad log level', { log: { level: 'loud' } }, {}, 'log.level'],
+    [
+      'non-integer concurrency',
+      { judges: { models: { 'openai/gpt-5-mini': { concurrency: 1.5 } } } },
+      {},
+      'judges.models.openai/gpt-5-mini.concurrency',
+    ],
+  ]
+  it.each(bad)('rejects %s, naming the key', (_label, input, env, expected) => {
+    const error = errorOf(input, env)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain(expected)
+  })
+
+  it('never echoes secret values in its message', () => {
+    const error = errorOf({
+      kafka: { sasl: { mechanism: 'plain', username: 'u', password: 12345 } },
+      sinks: { langfuse: { url: 'http://x', publicKey: 'pk', secretKey: 'sk-very-secret' }, stdout: 'yes' },
+    })
+    expect(error.message).toContain('kafka.sasl.password')
+    expect(error.message).not.toContain('sk-very-secret')
+    expect(error.message).not.toContain('12345')
+  })
+})

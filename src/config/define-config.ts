@@ -1,0 +1,49 @@
+import { pathToFileURL } from 'node:url'
+import { ConfigError } from './config-error.ts'
+import { applyEnvOverrides, ENV_OVERRIDES } from './env.ts'
+import { configSchema, type TracescoreConfig, type TracescoreConfigInput } from './schema.ts'
+
+/** Identity helper that types a configuration module: `export default defineConfig({...})`. */
+export function defineConfig(config: TracescoreConfigInput): TracescoreConfigInput {
+  return config
+}
+
+/**
+ * Validates a configuration (after applying environment overrides) and fills in defaults.
+ * Throws a ConfigError naming every bad key and what it expects.
+ */
+export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): TracescoreConfig {
+  if (typeof input !== 'object' || input === null) {
+    throw new ConfigError('invalid configuration: expected an object (export default defineConfig({...}))')
+  }
+  const merged = applyEnvOverrides(input as Record<string, unknown>, env)
+  const parsed = configSchema.safeParse(merged)
+  if (parsed.success) return parsed.data
+  const envByPath = new Map(Object.entries(ENV_OVERRIDES).map(([name, o]) => [o.path.join('.'), name]))
+  const issues = parsed.error.issues.map((issue) => {
+    const key = issue.path.map(String).join('.') || '(root)'
+    const unknownKeys =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((k) => `${key === '(root)' ? '' : `${key}.`}${k}`)
+        : []
+    const source = envByPath.has(key) && env[envByPath.get(key)!] ? ` (from ${envByPath.get(key)})` : ''
+    const message = unknownKeys.length > 0 ? `unknown key ${unknownKeys.join(', ')}` : issue.message
+    return { key, message: `${message}${source}` }
+  })
+  const lines = issues.map((i) => `  - ${i.key}: ${i.message}`)
+  throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`, issues)
+}
+
+/** Imports a config module (TypeScript or JavaScript) and resolves it. */
+export async function loadConfig(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TracescoreConfig> {
+  let mod: { default?: unknown }
+  try {
+    mod = await import(pathToFileURL(file).href)
+  } catch (error) {
+    throw new ConfigError(`cannot load config file ${file}: ${(error as Error).message}`)
+  }
+  return resolveConfig(mod.default, env)
+}

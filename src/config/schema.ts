@@ -1,0 +1,162 @@
+import { z } from 'zod'
+
+/** Anything with an `id` and a `run(input)` method: a `createScorer` scorer or a Mastra one. */
+const scorerLike = z.custom<{ id: string; run: (input: any) => Promise<any> }>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === 'string' &&
+    typeof (value as { run?: unknown }).run === 'function',
+  { message: 'expected a scorer: an object with a string `id` and a `run(input)` method' },
+)
+
+const sampling = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('none') }),
+  z.object({ type: z.literal('ratio'), rate: z.number().min(0).max(1) }),
+])
+
+/** Which runs a scorer sees; every given criterion must match. */
+const filter = z
+  .object({
+    agentNames: z.array(z.string()).optional(),
+    agentIds: z.array(z.string()).optional(),
+    services: z.array(z.string()).optional(),
+    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference'])).optional(),
+    status: z.enum(['ok', 'error']).optional(),
+    /** Predicate over the run; a throw counts as "no match" (fail closed). */
+    where: z.custom<(run: any) => boolean>((v) => typeof v === 'function', 'expected a function').optional(),
+  })
+  .strict()
+
+const scorerEntry = z
+  .object({
+    scorer: scorerLike,
+    sampling: sampling.optional(),
+    filter: filter.optional(),
+    /** Score these runs whatever the sampling says. */
+    alwaysScore: z
+      .object({ errors: z.boolean().optional(), agentNames: z.array(z.string()).optional() })
+      .optional(),
+    /** Daily judge-token budget; when spent the scorer's runs are recorded as skipped for budget. */
+    dailyTokenBudget: z.number().int().positive().optional(),
+    /** Redaction applied to the run before any judge sees it. */
+    redact: z
+      .object({
+        builtins: z.array(z.enum(['email', 'api-key', 'card-number', 'bearer-token'])).optional(),
+        custom: z.array(z.custom<(text: string) => string>((v) => typeof v === 'function')).optional(),
+      })
+      .optional(),
+  })
+  .strict()
+
+const judgeModelLimits = z
+  .object({
+    concurrency: z.number().int().positive().default(4),
+    requestsPerMinute: z.number().positive().optional(),
+    tokensPerMinute: z.number().positive().optional(),
+  })
+  .strict()
+
+const sasl = z.discriminatedUnion('mechanism', [
+  z.object({ mechanism: z.literal('plain'), username: z.string(), password: z.string() }),
+  z.object({ mechanism: z.literal('scram-sha-256'), username: z.string(), password: z.string() }),
+  z.object({ mechanism: z.literal('scram-sha-512'), username: z.string(), password: z.string() }),
+])
+
+/** The validated configuration, with every default filled in. */
+export const configSchema = z
+  .object({
+    kafka: z
+      .object({
+        brokers: z
+          .array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port'))
+          .min(1)
+          .default(['127.0.0.1:9092']),
+        clientId: z.string().default('tracescore'),
+        topic: z.string().min(1).default('otlp_spans'),
+        groupId: z.string().min(1).default('tracescore'),
+        encoding: z.enum(['otlp_proto', 'otlp_json']).default('otlp_proto'),
+        fromBeginning: z.boolean().default(false),
+        deadLetterTopic: z.string().min(1).default('otlp_spans_dlq'),
+        /** Re-key raw records by trace id through an internal topic (when upstream does not). */
+        repartition: z.boolean().default(false),
+        ssl: z.boolean().default(false),
+        sasl: sasl.optional(),
+      })
+      .strict()
+      .prefault({}),
+    assembly: z
+      .object({
+        settleMs: z.number().int().nonnegative().default(2_000),
+        maxTraceAgeMs: z.number().int().positive().default(120_000),
+        maxBufferedSpans: z.number().int().positive().default(200_000),
+        maxBufferedBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(256 * 1024 * 1024),
+        rescoreLateSpans: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    judges: z
+      .object({
+        timeoutMs: z.number().int().positive().default(60_000),
+        models: z.record(z.string(), judgeModelLimits).default({}),
+        /** Limits for models not listed in `models`. */
+        defaultLimits: judgeModelLimits.prefault({}),
+      })
+      .strict()
+      .prefault({}),
+    scorers: z.record(z.string(), scorerEntry).default({}),
+    sinks: z
+      .object({
+        otlp: z
+          .union([
+            z.literal(false),
+            z
+              .object({
+                endpoint: z.string().url().optional(),
+                protocol: z.enum(['http/protobuf', 'http/json']).optional(),
+                headers: z.record(z.string(), z.string()).optional(),
+                timeoutMs: z.number().int().positive().optional(),
+                passThreshold: z.number().optional(),
+              })
+              .strict(),
+          ])
+          .default({}),
+        kafka: z
+          .object({ topic: z.string().min(1) })
+          .strict()
+          .optional(),
+        phoenix: z.object({ url: z.string().url(), apiKey: z.string().optional() }).strict().optional(),
+        langfuse: z
+          .object({ url: z.string().url(), publicKey: z.string(), secretKey: z.string() })
+          .strict()
+          .optional(),
+        stdout: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+    metrics: z
+      .object({
+        port: z.number().int().min(0).max(65_535).default(9464),
+        host: z.string().default('127.0.0.1'),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default('info') })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+
+/** The configuration as users write it (defaults may be omitted). */
+export type TracescoreConfigInput = z.input<typeof configSchema>
+/** The configuration after validation, defaults filled in. */
+export type TracescoreConfig = z.output<typeof configSchema>
+/** One registered scorer with its sampling, filter, budget and redaction. */
+export type ScorerEntry = z.output<typeof scorerEntry>
+/** Filter criteria of a scorer entry. */
+export type RunFilter = z.output<typeof filter>
