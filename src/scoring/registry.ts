@@ -1,0 +1,165 @@
+import type { RunFilter, ScorerEntry } from '../config/schema.ts'
+import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
+import { createRedactor, redactDeep } from './redact.ts'
+import { isSampled } from './sampling.ts'
+import type { TokenBudget } from './token-budget.ts'
+
+/** What happened to one (agent run, scorer) pair. */
+export type DecisionOutcome =
+  | 'scored'
+  | 'sampled-out'
+  | 'filtered'
+  | 'not-scorable'
+  | 'skipped-budget'
+  | 'failed'
+
+/** The decision for one (agent run, scorer) pair; `record` goes to the sinks when there is one. */
+export interface Decision {
+  traceId: string
+  spanId: string
+  scorer: string
+  outcome: DecisionOutcome
+  record?: ScoreRecord
+  /** For not-scorable runs: the reason the scorer gave. */
+  detail?: string
+}
+
+/** What the registry needs from around it. */
+export interface RegistryDeps {
+  budget?: TokenBudget
+  now?: () => number
+}
+
+/** True when the run matches every criterion of the filter (a throwing predicate never matches). */
+export function matchesFilter(run: AgentRun, filter: RunFilter | undefined): boolean {
+  if (!filter) return true
+  if (filter.agentNames && !filter.agentNames.includes(run.agentName ?? '')) return false
+  if (filter.agentIds && !filter.agentIds.includes(run.agentId ?? '')) return false
+  if (filter.services && !filter.services.includes(serviceOf(run) ?? '')) return false
+  if (filter.conventions && !filter.conventions.includes(run.convention)) return false
+  if (filter.status && filter.status !== run.status) return false
+  if (filter.where) {
+    try {
+      if (!filter.where(run)) return false
+    } catch {
+      return false
+    }
+  }
+  return true
+}
+
+function serviceOf(run: AgentRun): string | undefined {
+  const ctx = run.requestContext ?? {}
+  const value = ctx['service.name'] ?? ctx.serviceName
+  return typeof value === 'string' ? value : undefined
+}
+
+function mustScore(run: AgentRun, entry: ScorerEntry): boolean {
+  const always = entry.alwaysScore
+  if (!always) return false
+  return (
+    (always.errors === true && run.status === 'error') ||
+    (always.agentNames?.includes(run.agentName ?? '') ?? false)
+  )
+}
+
+/** Sums the judge usage a scorer result reports (Mastra's `judge` record: step → executions). */
+export function judgeUsageOf(result: unknown): JudgeUsage | undefined {
+  const judge = (result as { judge?: Record<string, { executions?: any[] }> } | undefined)?.judge
+  if (!judge || typeof judge !== 'object') return undefined
+  const usage: JudgeUsage = { calls: 0 }
+  for (const step of Object.values(judge)) {
+    for (const execution of step?.executions ?? []) {
+      usage.calls += execution.modelCallCount ?? execution.attemptCount ?? 1
+      usage.model ??= execution.judgeModelId
+      const u = execution.usage ?? {}
+      if (typeof u.inputTokens === 'number') usage.inputTokens = (usage.inputTokens ?? 0) + u.inputTokens
+      if (typeof u.outputTokens === 'number') usage.outputTokens = (usage.outputTokens ?? 0) + u.outputTokens
+      const total = u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+      if (typeof total === 'number') usage.totalTokens = (usage.totalTokens ?? 0) + total
+    }
+  }
+  return usage.calls > 0 ? usage : undefined
+}
+
+/** A stable run id for a (trace, agent span) pair, so replays score under the same id. */
+export function runIdOf(run: AgentRun): string {
+  return `${run.traceId}-${run.spanId}`
+}
+
+/**
+ * Runs every registered scorer that applies to the run and returns one decision per scorer:
+ * filter first (fail closed), then the always-score rules, then deterministic sampling, then
+ * the daily token budget; a scorer that throws gives a `failed` decision with an error record.
+ */
+export async function scoreRun(
+  run: AgentRun,
+  entries: Record<string, ScorerEntry>,
+  deps: RegistryDeps = {},
+): Promise<Decision[]> {
+  const now = deps.now ?? Date.now
+  return Promise.all(
+    Object.entries(entries).map(async ([name, entry]): Promise<Decision> => {
+      const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
+      if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
+      if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
+        return { ...base, outcome: 'sampled-out' }
+      if (deps.budget && !deps.budget.hasBudget(name)) return { ...base, outcome: 'skipped-budget' }
+
+      const scorer = entry.scorer as { id: string; name?: string; run: (input: any) => Promise<any> }
+      const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
+      const samplingRate = entry.sampling?.type === 'ratio' ? entry.sampling.rate : 1
+      const record: ScoreRecord = {
+        traceId: run.traceId,
+        spanId: run.spanId,
+        runId: runIdOf(run),
+        agentName: run.agentName,
+        agentId: run.agentId,
+        scorerId: scorer.id,
+        scorerName: scorer.name ?? scorer.id,
+        scorerKind: 'code',
+        samplingRate,
+        timestampMs: 0,
+      }
+      try {
+        const result = await scorer.run({
+          runId: record.runId,
+          input: visible.input,
+          output: visible.output,
+          requestContext: visible.requestContext,
+        })
+        record.timestampMs = now()
+        const judge = judgeUsageOf(result)
+        if (judge) {
+          record.judge = judge
+          record.scorerKind = 'llm'
+          deps.budget?.spend(name, judge.totalTokens ?? 0)
+        }
+        if (result?.notScorable !== undefined) {
+          const reason = result.notScorable?.reason
+          return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}) }
+        }
+        if (typeof result?.score !== 'number' || !Number.isFinite(result.score)) {
+          throw new TypeError(
+            `scorer ${scorer.id} returned a non-numeric score: ${JSON.stringify(result?.score)}`,
+          )
+        }
+        record.score = result.score
+        if (typeof result.reason === 'string') record.reason = result.reason
+        if (typeof result.label === 'string') record.label = result.label
+        return { ...base, outcome: 'scored', record }
+      } catch (error) {
+        const err = error as Error
+        record.timestampMs = now()
+        const partialJudge = judgeUsageOf((error as { result?: unknown }).result)
+        if (partialJudge) {
+          record.judge = partialJudge
+          record.scorerKind = 'llm'
+          deps.budget?.spend(name, partialJudge.totalTokens ?? 0)
+        }
+        record.error = { type: err?.name ?? 'Error', message: err?.message ?? String(error) }
+        return { ...base, outcome: 'failed', record }
+      }
+    }),
+  )
+}
