@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest'
+import { OffsetTracker } from './offset-tracker.ts'
+
+describe('OffsetTracker', () => {
+  it('commits one past the highest offset when every record is finished', () => {
+    const tracker = new OffsetTracker()
+    for (const offset of ['0', '1', '2']) tracker.release(tracker.open('t', 0, offset))
+    expect(tracker.committable()).toEqual([{ topic: 't', partition: 0, offset: '3' }])
+  })
+
+  it('never commits past a record still held by an unfinished trace', () => {
+    const tracker = new OffsetTracker()
+    const r0 = tracker.open('t', 0, '10')
+    tracker.hold(r0, 2) // its spans went into two traces
+    tracker.release(r0)
+    const r1 = tracker.open('t', 0, '11')
+    tracker.release(r1)
+    expect(tracker.committable()).toEqual([{ topic: 't', partition: 0, offset: '10' }])
+    tracker.release(r0) // first trace finished
+    expect(tracker.position('t', 0)).toBe('10')
+    tracker.release(r0) // second trace finished
+    expect(tracker.position('t', 0)).toBe('12')
+  })
+
+  it('finishes a later record first without moving the offset past an earlier held one', () => {
+    const tracker = new OffsetTracker()
+    const a = tracker.open('t', 0, '0')
+    const b = tracker.open('t', 0, '1')
+    const c = tracker.open('t', 0, '2')
+    tracker.release(c)
+    tracker.release(a)
+    expect(tracker.position('t', 0)).toBe('1')
+    tracker.release(b)
+    expect(tracker.position('t', 0)).toBe('3')
+  })
+
+  it('keeps partitions and topics apart', () => {
+    const tracker = new OffsetTracker()
+    tracker.open('t', 0, '5')
+    tracker.release(tracker.open('t', 1, '7'))
+    tracker.release(tracker.open('u', 0, '2'))
+    expect(tracker.committable()).toEqual([
+      { topic: 't', partition: 0, offset: '5' },
+      { topic: 't', partition: 1, offset: '8' },
+      { topic: 'u', partition: 0, offset: '3' },
+    ])
+  })
+
+  it('offers an offset once it moved, again only after it moves further or a commit failed', () => {
+    const tracker = new OffsetTracker()
+    tracker.release(tracker.open('t', 0, '0'))
+    const first = tracker.committable()
+    expect(first).toEqual([{ topic: 't', partition: 0, offset: '1' }])
+    expect(tracker.committable()).toEqual(first) // not yet confirmed: offered again
+    tracker.committed(first)
+    expect(tracker.committable()).toEqual([])
+    tracker.release(tracker.open('t', 0, '1'))
+    expect(tracker.committable()).toEqual([{ topic: 't', partition: 0, offset: '2' }])
+  })
+
+  it('ignores releases of a revoked partition and of an earlier assignment', () => {
+    const tracker = new OffsetTracker()
+    const old = tracker.open('t', 0, '3')
+    tracker.hold(old)
+    tracker.revoke('t', 0)
+    expect(tracker.committable()).toEqual([])
+    expect(tracker.isCurrent(old)).toBe(false)
+    const again = tracker.open('t', 0, '3') // the new assignment reads the record again
+    tracker.release(old)
+    tracker.release(old)
+    expect(tracker.position('t', 0)).toBe('3')
+    tracker.release(again)
+    expect(tracker.position('t', 0)).toBe('4')
+  })
+
+  it('restarts a partition when it is read again from a lower offset (seek, rejoin)', () => {
+    const tracker = new OffsetTracker()
+    const stale = tracker.open('t', 0, '8')
+    tracker.release(tracker.open('t', 0, '9'))
+    const reread = tracker.open('t', 0, '8')
+    tracker.release(stale)
+    expect(tracker.position('t', 0)).toBe('8')
+    tracker.release(reread)
+    expect(tracker.position('t', 0)).toBe('9')
+    expect(tracker.pendingRecords()).toBe(0)
+  })
+
+  it('revokeAll forgets every partition', () => {
+    const tracker = new OffsetTracker()
+    tracker.open('t', 0, '1')
+    tracker.open('t', 1, '1')
+    tracker.revokeAll()
+    expect(tracker.assigned()).toEqual([])
+    expect(tracker.pendingRecords()).toBe(0)
+  })
+
+  it('handles offsets past 2^31 as exact decimal strings', () => {
+    const tracker = new OffsetTracker()
+    tracker.release(tracker.open('t', 0, '4294967296'))
+    expect(tracker.position('t', 0)).toBe('4294967297')
+  })
+})

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest'
+import type { Span } from '../model/index.ts'
+import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
+
+const T1 = 'a'.repeat(32)
+const T2 = 'b'.repeat(32)
+const T3 = 'c'.repeat(32)
+
+const span = (traceId: string, spanId: string, extra: Partial<Span> = {}): Span => ({
+  traceId,
+  spanId,
+  parentSpanId: 'f'.repeat(16),
+  name: 'step',
+  kind: 1,
+  startTimeUnixNano: '1000',
+  endTimeUnixNano: '2000',
+  attributes: {},
+  events: [],
+  links: [],
+  status: { code: 0 },
+  resource: {},
+  scope: { name: 'test' },
+  ...extra,
+})
+const agent = (traceId: string, spanId: string, extra: Partial<Span> = {}) =>
+  span(traceId, spanId, { name: 'invoke_agent', ...extra })
+
+const setup = (options: Partial<TraceAssemblerOptions> = {}) => {
+  const clock = { t: 1_000_000 }
+  const assembler = new TraceAssembler<string>({
+    isAgentRunSpan: (s) => s.name === 'invoke_agent',
+    now: () => clock.t,
+    settleMs: 1_000,
+    maxTraceAgeMs: 60_000,
+    ...options,
+  })
+  return { clock, assembler }
+}
+
+describe('TraceAssembler', () => {
+  it('releases an agent run only after its agent span ended and the trace settled', () => {
+    const { clock, assembler } = setup()
+    expect(assembler.add([span(T1, '01'), span(T1, '02')], 'r1')).toEqual({ traces: 1, lateSpans: 0 })
+    clock.t += 5_000
+    expect(assembler.takeReady()).toEqual([]) // no agent span and no root yet: keep waiting
+    assembler.add([agent(T1, '03')], 'r2')
+    clock.t += 999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    const [ready, ...rest] = assembler.takeReady()
+    expect(rest).toEqual([])
+    expect(ready).toMatchObject({
+      traceId: T1,
+      agentSpanIds: ['03'],
+      incomplete: false,
+      reason: 'settled',
+      supersedes: false,
+      recordRefs: ['r1', 'r2'],
+    })
+    expect(ready!.spans.map((s) => s.spanId)).toEqual(['01', '02', '03'])
+    expect(assembler.stats()).toMatchObject({ openTraces: 0, bufferedSpans: 0, bufferedBytes: 0 })
+  })
+
+  it('restarts the quiet period on every new span of the trace', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01')], 'r1')
+    clock.t += 800
+    assembler.add([span(T1, '02')], 'r2')
+    clock.t += 800
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 200
+    expect(assembler.takeReady().map((t) => t.spans.length)).toEqual([2])
+  })
+
+  it('waits while an agent span has not ended', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01', { endTimeUnixNano: '0' })], 'r1')
+    clock.t += 10_000
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 50_000
+    expect(assembler.takeReady()).toMatchObject([{ traceId: T1, reason: 'age', incomplete: true }])
+  })
+
+  it('finishes a trace without agent spans once its root settled, with no runs to score', () => {
+    const { clock, assembler } = setup()
+    assembler.add([span(T1, '01'), span(T1, '02', { parentSpanId: undefined })], 'r1')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([
+      { traceId: T1, agentSpanIds: [], incomplete: false, reason: 'settled' },
+    ])
+  })
+
+  it('finalizes stragglers at maxTraceAgeMs, flagged incomplete, even when spans keep coming', () => {
+    const { clock, assembler } = setup()
+    assembler.add([span(T1, '01')], 'r1')
+    for (let i = 0; i < 60; i++) {
+      clock.t += 999
+      assembler.add([span(T1, `x${i}`)], `r${i + 2}`)
+      expect(assembler.takeReady()).toEqual([])
+    }
+    clock.t += 60
+    const ready = assembler.takeReady()
+    expect(ready).toMatchObject([{ traceId: T1, reason: 'age', incomplete: true }])
+    expect(ready[0]!.spans).toHaveLength(61)
+  })
+
+  it('caps buffered spans by finalizing the oldest traces first', () => {
+    const { clock, assembler } = setup({ maxBufferedSpans: 4 })
+    assembler.add([span(T1, '01'), span(T1, '02')], 'r1')
+    clock.t += 10
+    assembler.add([span(T2, '01'), span(T2, '02')], 'r2')
+    clock.t += 10
+    assembler.add([span(T3, '01')], 'r3')
+    expect(assembler.stats().bufferedSpans).toBe(3)
+    expect(assembler.takeReady()).toMatchObject([{ traceId: T1, reason: 'cap', incomplete: true }])
+    expect(assembler.stats()).toMatchObject({ bufferedSpans: 3, openTraces: 2 })
+  })
+
+  it('caps buffered bytes using the payload size apportioned over the spans', () => {
+    const { assembler } = setup({ maxBufferedBytes: 1_000 })
+    assembler.add([span(T1, '01'), span(T1, '02')], 'r1', 600)
+    expect(assembler.stats().bufferedBytes).toBe(600)
+    assembler.add([span(T2, '01')], 'r2', 500)
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+    expect(assembler.stats().bufferedBytes).toBe(500)
+  })
+
+  it('counts how many traces a multi-trace record feeds, and lists each record once per trace', () => {
+    const { clock, assembler } = setup()
+    expect(assembler.add([agent(T1, '01'), span(T2, '01'), span(T1, '02'), agent(T2, '02')], 'r1')).toEqual({
+      traces: 2,
+      lateSpans: 0,
+    })
+    expect(assembler.add([span(T1, '03')], 'r2').traces).toBe(1)
+    clock.t += 1_000
+    const ready = assembler.takeReady()
+    expect(ready.map((t) => [t.traceId, t.recordRefs])).toEqual([
+      [T2, ['r1']],
+      [T1, ['r1', 'r2']],
+    ])
+  })
+
+  it('ignores a span delivered twice (Kafka redelivery) but still holds the new record', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01')], 'r1')
+    expect(assembler.add([agent(T1, '01')], 'r1-again').traces).toBe(1)
+    clock.t += 1_000
+    const [ready] = assembler.takeReady()
+    expect(ready!.spans).toHaveLength(1)
+    expect(ready!.recordRefs).toEqual(['r1', 'r1-again'])
+    expect(assembler.stats().duplicateSpans).toBe(1)
+  })
+
+  it('counts late spans of a released trace and holds nothing for them', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01')], 'r1')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toHaveLength(1)
+    expect(assembler.add([span(T1, '02'), span(T1, '03')], 'r2')).toEqual({ traces: 0, lateSpans: 2 })
+    clock.t += 5_000
+    expect(assembler.takeReady()).toEqual([])
+    expect(assembler.stats().lateSpans).toBe(2)
+  })
+
+  it('re-releases a trace with late spans, superseding, when rescoreLateSpans is set', () => {
+    const { clock, assembler } = setup({ rescoreLateSpans: true })
+    assembler.add([agent(T1, '01'), span(T1, '02')], 'r1')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([{ supersedes: false }])
+    expect(assembler.add([span(T1, '03')], 'r2')).toEqual({ traces: 1, lateSpans: 1 })
+    clock.t += 1_000
+    const [again] = assembler.takeReady()
+    expect(again).toMatchObject({ traceId: T1, supersedes: true, agentSpanIds: ['01'], recordRefs: ['r2'] })
+    expect(again!.spans.map((s) => s.spanId)).toEqual(['01', '02', '03'])
+    expect(assembler.stats().rereleasedTraces).toBe(1)
+  })
+
+  it('still scores a late agent run that was not part of the earlier release (nested agents)', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, 'inner')], 'r1')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([{ agentSpanIds: ['inner'] }])
+    assembler.add([agent(T1, 'outer', { parentSpanId: undefined })], 'r2')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([
+      { agentSpanIds: ['outer'], supersedes: false, incomplete: true, recordRefs: ['r2'] },
+    ])
+  })
+
+  it('forgets released traces after the late window, so their spans start a new trace', () => {
+    const { clock, assembler } = setup({ lateWindowMs: 10_000 })
+    assembler.add([agent(T1, '01')], 'r1')
+    clock.t += 1_000
+    assembler.takeReady()
+    clock.t += 10_000
+    assembler.takeReady()
+    expect(assembler.add([span(T1, '02')], 'r2')).toEqual({ traces: 1, lateSpans: 0 })
+  })
+
+  it('discards traces whose records all match (revoked partitions) and keeps the rest', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01')], 'p0:1')
+    assembler.add([agent(T2, '01')], 'p1:1')
+    assembler.add([span(T2, '02')], 'p0:2')
+    expect(assembler.discard((ref) => ref.startsWith('p0:'))).toBe(1)
+    clock.t += 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
+  })
+
+  it('flush releases everything now and marks traces that did not look complete', () => {
+    const { assembler } = setup()
+    assembler.add([agent(T1, '01'), span(T2, '01')], 'r1')
+    expect(assembler.flush().map((t) => [t.traceId, t.incomplete, t.reason])).toEqual([
+      [T1, false, 'flush'],
+      [T2, true, 'flush'],
+    ])
+  })
+})

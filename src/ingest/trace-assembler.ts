@@ -1,0 +1,385 @@
+import type { Span } from '../model/index.ts'
+import { estimateSpanBytes } from './estimate-span-bytes.ts'
+
+/** Settings of the trace assembler; every duration is in milliseconds of the injected clock. */
+export interface TraceAssemblerOptions {
+  /** Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). */
+  isAgentRunSpan: (span: Span) => boolean
+  /** The clock, epoch milliseconds. Defaults to `Date.now`. */
+  now?: () => number
+  /** Quiet period: a trace is ready when no span of it arrived for this long. Default 5,000. */
+  settleMs?: number
+  /** A trace buffered this long is finalized as it is, flagged incomplete. Default 300,000. */
+  maxTraceAgeMs?: number
+  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default 200,000. */
+  maxBufferedSpans?: number
+  /** Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default 256 MiB. */
+  maxBufferedBytes?: number
+  /** Late spans of an already released trace re-release it, superseding the earlier release. */
+  rescoreLateSpans?: boolean
+  /** How long a released trace id is remembered to recognise late spans. Default `maxTraceAgeMs`. */
+  lateWindowMs?: number
+  /** Most released trace ids remembered (oldest forgotten first). Default 100,000. */
+  maxReleasedTraces?: number
+}
+
+/** Why a trace was released. */
+export type ReleaseReason = 'settled' | 'age' | 'cap' | 'flush'
+
+/** A trace handed downstream: its spans, the agent runs to score and the records it came from. */
+export interface ReadyTrace<R> {
+  traceId: string
+  spans: Span[]
+  /** Agent-run spans to score in this release (ids); empty when the trace holds no new agent run. */
+  agentSpanIds: string[]
+  /** True when finalized by age, the buffer cap or a flush before the trace looked complete. */
+  incomplete: boolean
+  reason: ReleaseReason
+  /** True when this release replaces an earlier one of the same trace (late spans, re-score). */
+  supersedes: boolean
+  /** The records whose spans this release holds, each once; finish them when the trace is done. */
+  recordRefs: R[]
+}
+
+/** What `add` did with one record's spans. */
+export interface AddResult {
+  /** Distinct buffered traces the record now holds spans in: finish the record after each is done. */
+  traces: number
+  /** Spans that arrived for traces already released. */
+  lateSpans: number
+}
+
+/** Running totals of the assembler, for metrics and backpressure. */
+export interface AssemblerStats {
+  openTraces: number
+  bufferedSpans: number
+  bufferedBytes: number
+  releasedTraces: number
+  lateSpans: number
+  duplicateSpans: number
+  rereleasedTraces: number
+}
+
+interface OpenTrace<R> {
+  traceId: string
+  spans: Span[]
+  spanIds: Set<string>
+  bytes: number
+  firstSeenMs: number
+  lastSpanMs: number
+  agentSpanIds: string[]
+  unendedAgents: number
+  hasRoot: boolean
+  refs: R[]
+  supersedes: boolean
+  /** Agent spans already scored by an earlier release (not scored again unless superseding). */
+  scoredAgentSpanIds?: Set<string>
+  /** True when reopened from late spans alone (the earlier spans were not kept). */
+  partial: boolean
+}
+
+interface ReleasedTrace {
+  releasedMs: number
+  agentSpanIds: Set<string>
+  /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
+  spans?: Span[]
+  bytes: number
+}
+
+const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.endTimeUnixNano !== ''
+
+/**
+ * Buffers spans per trace id and releases traces when their agent runs are complete: the agent
+ * span arrived and ended and the trace has been quiet for `settleMs`. Traces without an agent span
+ * are released once their root span arrived and settled, and every trace at `maxTraceAgeMs`.
+ * Pure and synchronous: time comes from the injected clock, nothing happens between calls.
+ */
+export class TraceAssembler<R> {
+  private readonly isAgentRunSpan: (span: Span) => boolean
+  private readonly now: () => number
+  private readonly settleMs: number
+  private readonly maxTraceAgeMs: number
+  private readonly maxBufferedSpans: number
+  private readonly maxBufferedBytes: number
+  private readonly rescoreLateSpans: boolean
+  private readonly lateWindowMs: number
+  private readonly maxReleasedTraces: number
+
+  /** Open traces in order of first arrival (oldest first). */
+  private readonly open = new Map<string, OpenTrace<R>>()
+  /** Open traces not yet settled, in order of their last span's arrival. */
+  private readonly unsettled = new Map<string, OpenTrace<R>>()
+  private readonly released = new Map<string, ReleasedTrace>()
+  private readonly ready: ReadyTrace<R>[] = []
+  private bufferedSpans = 0
+  private bufferedBytes = 0
+  private retainedSpans = 0
+  private retainedBytes = 0
+  private releasedCount = 0
+  private lateSpans = 0
+  private duplicateSpans = 0
+  private rereleased = 0
+
+  constructor(options: TraceAssemblerOptions) {
+    this.isAgentRunSpan = options.isAgentRunSpan
+    this.now = options.now ?? Date.now
+    this.settleMs = options.settleMs ?? 5_000
+    this.maxTraceAgeMs = options.maxTraceAgeMs ?? 300_000
+    this.maxBufferedSpans = options.maxBufferedSpans ?? 200_000
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024 * 1024
+    this.rescoreLateSpans = options.rescoreLateSpans ?? false
+    this.lateWindowMs = options.lateWindowMs ?? this.maxTraceAgeMs
+    this.maxReleasedTraces = options.maxReleasedTraces ?? 100_000
+  }
+
+  /**
+   * Buffers the spans of one record. `payloadBytes` (the record's value size) is apportioned over
+   * its spans for the byte cap; without it each span's size is estimated.
+   */
+  add(spans: readonly Span[], ref: R, payloadBytes?: number): AddResult {
+    const now = this.now()
+    const perSpanBytes = payloadBytes !== undefined && spans.length > 0 ? payloadBytes / spans.length : -1
+    let traces = 0
+    let late = 0
+    // Late spans are gathered per trace first: a late agent span may reopen the trace.
+    let lateByTrace: Map<string, Span[]> | undefined
+    for (const span of spans) {
+      let trace = this.open.get(span.traceId)
+      if (trace === undefined) {
+        if (this.released.has(span.traceId)) {
+          late++
+          lateByTrace ??= new Map()
+          const list = lateByTrace.get(span.traceId)
+          if (list === undefined) lateByTrace.set(span.traceId, [span])
+          else list.push(span)
+          continue
+        }
+        trace = this.openTrace(span.traceId, now)
+      }
+      if (this.append(trace, span, perSpanBytes, now, ref)) traces++
+    }
+    if (lateByTrace !== undefined) {
+      this.lateSpans += late
+      for (const [traceId, lateSpans] of lateByTrace) {
+        if (this.reopen(traceId, lateSpans, perSpanBytes, now, ref)) traces++
+      }
+    }
+    this.enforceCaps()
+    return { traces, lateSpans: late }
+  }
+
+  /** Releases every trace that is ready at the clock's current time (and those the caps finalized). */
+  takeReady(): ReadyTrace<R>[] {
+    const now = this.now()
+    for (const [traceId, trace] of this.unsettled) {
+      if (now - trace.lastSpanMs < this.settleMs) break
+      this.unsettled.delete(traceId)
+      if (this.looksComplete(trace)) this.release(trace, 'settled', now)
+    }
+    for (const trace of this.open.values()) {
+      if (now - trace.firstSeenMs < this.maxTraceAgeMs) break
+      this.release(trace, 'age', now)
+    }
+    this.forgetReleased(now)
+    return this.ready.splice(0, this.ready.length)
+  }
+
+  /** Releases every open trace now, whatever its state (end of a file, a final drain). */
+  flush(): ReadyTrace<R>[] {
+    const now = this.now()
+    for (const trace of this.open.values()) this.release(trace, 'flush', now)
+    return this.ready.splice(0, this.ready.length)
+  }
+
+  /**
+   * Drops buffered traces whose every record matches (e.g. records of revoked partitions, which
+   * the next owner reads again) and returns how many were dropped. Released ids are forgotten too.
+   */
+  discard(recordMatches: (ref: R) => boolean): number {
+    let dropped = 0
+    for (const trace of this.open.values()) {
+      if (trace.refs.length > 0 && trace.refs.every(recordMatches)) {
+        this.remove(trace)
+        dropped++
+      }
+    }
+    for (let i = this.ready.length - 1; i >= 0; i--) {
+      const trace = this.ready[i]!
+      if (trace.recordRefs.length > 0 && trace.recordRefs.every(recordMatches)) this.ready.splice(i, 1)
+    }
+    return dropped
+  }
+
+  /** Forgets everything: open traces, pending releases and released ids (a consumer-group rejoin). */
+  clear(): void {
+    this.open.clear()
+    this.unsettled.clear()
+    this.released.clear()
+    this.ready.length = 0
+    this.bufferedSpans = 0
+    this.bufferedBytes = 0
+    this.retainedSpans = 0
+    this.retainedBytes = 0
+  }
+
+  /** Totals for metrics and backpressure. */
+  stats(): AssemblerStats {
+    return {
+      openTraces: this.open.size,
+      bufferedSpans: this.bufferedSpans + this.retainedSpans,
+      bufferedBytes: this.bufferedBytes + this.retainedBytes,
+      releasedTraces: this.releasedCount,
+      lateSpans: this.lateSpans,
+      duplicateSpans: this.duplicateSpans,
+      rereleasedTraces: this.rereleased,
+    }
+  }
+
+  private openTrace(traceId: string, now: number): OpenTrace<R> {
+    const trace: OpenTrace<R> = {
+      traceId,
+      spans: [],
+      spanIds: new Set(),
+      bytes: 0,
+      firstSeenMs: now,
+      lastSpanMs: now,
+      agentSpanIds: [],
+      unendedAgents: 0,
+      hasRoot: false,
+      refs: [],
+      supersedes: false,
+      partial: false,
+    }
+    this.open.set(traceId, trace)
+    return trace
+  }
+
+  /** Adds a span to an open trace; true when this is the first span of `ref` in the trace. */
+  private append(trace: OpenTrace<R>, span: Span, perSpanBytes: number, now: number, ref: R): boolean {
+    const firstOfRecord = trace.refs[trace.refs.length - 1] !== ref
+    if (firstOfRecord) trace.refs.push(ref)
+    if (trace.spanIds.has(span.spanId)) {
+      this.duplicateSpans++
+      return firstOfRecord
+    }
+    trace.spanIds.add(span.spanId)
+    trace.spans.push(span)
+    const bytes = perSpanBytes >= 0 ? perSpanBytes : estimateSpanBytes(span)
+    trace.bytes += bytes
+    this.bufferedBytes += bytes
+    this.bufferedSpans++
+    if (span.parentSpanId === undefined || span.parentSpanId === '') trace.hasRoot = true
+    if (this.isAgentRunSpan(span)) {
+      trace.agentSpanIds.push(span.spanId)
+      if (!isEnded(span)) trace.unendedAgents++
+    }
+    trace.lastSpanMs = now
+    this.unsettled.delete(trace.traceId)
+    this.unsettled.set(trace.traceId, trace)
+    return firstOfRecord
+  }
+
+  /**
+   * Late spans of a released trace. They reopen it when re-scoring is configured (with the kept
+   * spans, superseding) or when they carry an agent run not scored yet; otherwise they are only
+   * counted. Returns true when the record now holds the reopened trace.
+   */
+  private reopen(traceId: string, spans: Span[], perSpanBytes: number, now: number, ref: R): boolean {
+    const released = this.released.get(traceId)!
+    const newAgent = spans.some((s) => this.isAgentRunSpan(s) && !released.agentSpanIds.has(s.spanId))
+    if (!this.rescoreLateSpans && !newAgent) return false
+    this.dropReleased(traceId, released)
+    const trace = this.openTrace(traceId, now)
+    trace.supersedes = this.rescoreLateSpans
+    if (!this.rescoreLateSpans) trace.scoredAgentSpanIds = released.agentSpanIds
+    trace.partial = released.spans === undefined
+    for (const span of released.spans ?? []) this.append(trace, span, -1, now, ref)
+    trace.refs.length = 0
+    for (const span of spans) this.append(trace, span, perSpanBytes, now, ref)
+    this.rereleased++
+    return true
+  }
+
+  private looksComplete(trace: OpenTrace<R>): boolean {
+    if (trace.agentSpanIds.length > 0) return trace.unendedAgents === 0
+    return trace.hasRoot
+  }
+
+  private release(trace: OpenTrace<R>, reason: ReleaseReason, now: number): void {
+    this.remove(trace)
+    const scored = trace.scoredAgentSpanIds
+    const agentSpanIds =
+      scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.has(id))
+    this.ready.push({
+      traceId: trace.traceId,
+      spans: trace.spans,
+      agentSpanIds,
+      incomplete: trace.partial || (reason !== 'settled' && !this.looksComplete(trace)),
+      reason,
+      supersedes: trace.supersedes,
+      recordRefs: trace.refs,
+    })
+    this.releasedCount++
+    const remembered: ReleasedTrace = {
+      releasedMs: now,
+      agentSpanIds: new Set([...(scored ?? []), ...trace.agentSpanIds]),
+      bytes: 0,
+    }
+    // Spans are kept for a later re-score, except when the cap is what released the trace.
+    if (this.rescoreLateSpans && reason !== 'cap') {
+      remembered.spans = trace.spans
+      remembered.bytes = trace.bytes
+      this.retainedSpans += trace.spans.length
+      this.retainedBytes += trace.bytes
+    }
+    this.released.set(trace.traceId, remembered)
+    if (this.released.size > this.maxReleasedTraces) this.forgetReleased(now)
+  }
+
+  private remove(trace: OpenTrace<R>): void {
+    this.open.delete(trace.traceId)
+    this.unsettled.delete(trace.traceId)
+    this.bufferedSpans -= trace.spans.length
+    this.bufferedBytes -= trace.bytes
+  }
+
+  private dropReleased(traceId: string, released: ReleasedTrace): void {
+    this.released.delete(traceId)
+    if (released.spans !== undefined) {
+      this.retainedSpans -= released.spans.length
+      this.retainedBytes -= released.bytes
+    }
+  }
+
+  /** Forgets released traces past the late window or beyond the remembered count, oldest first. */
+  private forgetReleased(now: number): void {
+    for (const [traceId, released] of this.released) {
+      const expired = now - released.releasedMs >= this.lateWindowMs
+      if (!expired && this.released.size <= this.maxReleasedTraces) break
+      this.dropReleased(traceId, released)
+    }
+  }
+
+  /** Keeps the buffer under its caps: kept spans of released traces go first, then the oldest open traces. */
+  private enforceCaps(): void {
+    const over = () =>
+      this.bufferedSpans + this.retainedSpans > this.maxBufferedSpans ||
+      this.bufferedBytes + this.retainedBytes > this.maxBufferedBytes
+    if (!over()) return
+    if (this.retainedSpans > 0) {
+      for (const released of this.released.values()) {
+        if (!over()) return
+        if (released.spans === undefined) continue
+        this.retainedSpans -= released.spans.length
+        this.retainedBytes -= released.bytes
+        released.spans = undefined
+        released.bytes = 0
+      }
+    }
+    const now = this.now()
+    for (const trace of this.open.values()) {
+      if (!over()) return
+      this.release(trace, 'cap', now)
+    }
+  }
+}
