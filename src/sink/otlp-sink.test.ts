@@ -1,0 +1,177 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createOtlpSink } from './otlp-sink.ts'
+import { SinkDeliveryError } from './retrying-delivery.ts'
+import { scoreSpanId } from './score-span-id.ts'
+import { decodeOtlpJsonSpans } from './testing/otlp-json.ts'
+import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
+import { scoreRecordFixture } from './testing/score-record-fixture.ts'
+import { tracescoreVersion } from './tracescore-version.ts'
+
+let server: RecordingServer
+const sleeps: number[] = []
+const sleep = async (ms: number) => {
+  sleeps.push(ms)
+}
+
+beforeEach(async () => {
+  server = await startRecordingServer()
+  sleeps.length = 0
+})
+afterEach(() => server.close())
+
+function jsonSink(extra: Parameters<typeof createOtlpSink>[0] = {}) {
+  return createOtlpSink({
+    endpoint: `${server.baseUrl}/v1/traces`,
+    protocol: 'http/json',
+    env: {},
+    sleep,
+    retry: { retries: 3, initialDelayMs: 100, jitter: 0 },
+    ...extra,
+  })
+}
+
+describe('createOtlpSink over OTLP/JSON', () => {
+  it('sends one score span per record, in the run trace, parented and linked to the agent span', async () => {
+    const sink = jsonSink({ headers: { authorization: 'Bearer t0ken' } })
+    const ok = scoreRecordFixture()
+    const failed = scoreRecordFixture({
+      scorerId: 'tool-accuracy',
+      scorerName: 'Tool accuracy',
+      scorerKind: 'code',
+      score: undefined,
+      reason: undefined,
+      judge: undefined,
+      error: { type: 'JudgeTimeoutError', message: 'judge did not answer in 30s' },
+    })
+    await sink.deliver([ok, failed])
+    await sink.close()
+
+    expect(server.requests).toHaveLength(1)
+    const request = server.requests[0]!
+    expect(request.url).toBe('/v1/traces')
+    expect(request.headers['content-type']).toBe('application/json')
+    expect(request.headers.authorization).toBe('Bearer t0ken')
+    const spans = decodeOtlpJsonSpans(request.json)
+    expect(spans).toHaveLength(2)
+    const [a, b] = spans as [(typeof spans)[0], (typeof spans)[0]]
+
+    expect(a.traceId).toBe(ok.traceId)
+    expect(a.spanId).toBe(scoreSpanId(ok.traceId, ok.spanId, 'task-success'))
+    expect(a.parentSpanId).toBe(ok.spanId)
+    expect(a.links).toEqual([{ traceId: ok.traceId, spanId: ok.spanId }])
+    expect(a.name).toBe('evaluation task-success')
+    expect(a.kind).toBe(1) // OTLP SPAN_KIND_INTERNAL
+    expect(a.startTimeUnixNano).toBe('1764500000123000000')
+    expect(a.endTimeUnixNano).toBe('1764500000123000000')
+    expect(a.status.code ?? 0).toBe(0)
+    expect(a.resource['service.name']).toBe('tracescore')
+    expect(a.scope).toEqual({ name: 'tracescore', version: tracescoreVersion })
+    expect(a.attributes).toMatchObject({
+      'gen_ai.evaluation.name': 'Task success',
+      'gen_ai.evaluation.score.value': 0.82,
+      'gen_ai.evaluation.explanation': 'Resolved the order query in 2 tool calls',
+      'tracescore.scorer.id': 'task-success',
+      'tracescore.run.id': ok.runId,
+      'tracescore.agent.name': 'support-agent',
+      'tracescore.judge.model': 'openai/gpt-5-mini',
+      'tracescore.judge.total_tokens': 876,
+      'tracescore.sampling.rate': 0.25,
+    })
+    expect(a.attributes['gen_ai.operation.name']).toBeUndefined()
+    expect(a.events).toEqual([
+      {
+        name: 'gen_ai.evaluation.result',
+        timeUnixNano: '1764500000123000000',
+        attributes: {
+          'gen_ai.evaluation.name': 'Task success',
+          'gen_ai.evaluation.score.value': 0.82,
+          'gen_ai.evaluation.explanation': 'Resolved the order query in 2 tool calls',
+        },
+      },
+    ])
+
+    expect(b.spanId).toBe(scoreSpanId(ok.traceId, ok.spanId, 'tool-accuracy'))
+    expect(b.status).toMatchObject({ code: 2, message: 'judge did not answer in 30s' })
+    expect(b.attributes['error.type']).toBe('JudgeTimeoutError')
+    expect(b.attributes['gen_ai.evaluation.score.value']).toBeUndefined()
+    expect(b.events[0]?.attributes['error.type']).toBe('JudgeTimeoutError')
+    expect(sink.stats()).toEqual({ delivered: 2, failed: 0, retries: 0, skipped: 0 })
+  })
+
+  it('retries a failing backend with backoff and re-sends the same span ids', async () => {
+    const sink = jsonSink()
+    server.failNext(2, 500)
+    await sink.deliver([scoreRecordFixture()])
+    await sink.close()
+
+    expect(server.requests.map((r) => r.status)).toEqual([500, 500, 200])
+    const ids = server.requests.map((r) => decodeOtlpJsonSpans(r.json).map((s) => s.spanId))
+    expect(new Set(ids.flat()).size).toBe(1)
+    expect(sleeps).toEqual([100, 200])
+    expect(sink.stats()).toEqual({ delivered: 1, failed: 0, retries: 2, skipped: 0 })
+  })
+
+  it('rejects after its retry budget so the pipeline keeps the offsets', async () => {
+    const sink = jsonSink({ retry: { retries: 2, initialDelayMs: 10, jitter: 0 } })
+    server.failNext(10, 500)
+    const delivery = sink.deliver([scoreRecordFixture(), scoreRecordFixture({ scorerId: 'other' })])
+    await expect(delivery).rejects.toBeInstanceOf(SinkDeliveryError)
+    await expect(delivery).rejects.toMatchObject({ sink: 'otlp', attempts: 3, records: 2 })
+    await sink.close()
+    expect(server.requests).toHaveLength(3)
+    expect(sink.stats()).toEqual({ delivered: 0, failed: 2, retries: 2, skipped: 0 })
+  })
+
+  it('does not retry an answer that a retry cannot fix (400)', async () => {
+    const sink = jsonSink()
+    server.failNext(1, 400)
+    await expect(sink.deliver([scoreRecordFixture()])).rejects.toMatchObject({ attempts: 1 })
+    await sink.close()
+    expect(server.requests).toHaveLength(1)
+    expect(sleeps).toEqual([])
+  })
+
+  it('labels scores pass/fail from a configured threshold when the scorer gave no label', async () => {
+    const sink = jsonSink({ passThreshold: { 'task-success': 0.9 } })
+    await sink.deliver([scoreRecordFixture()])
+    await sink.close()
+    const [span] = decodeOtlpJsonSpans(server.requests[0]!.json)
+    expect(span?.attributes['gen_ai.evaluation.score.label']).toBe('fail')
+    expect(span?.events[0]?.attributes['gen_ai.evaluation.score.label']).toBe('fail')
+  })
+
+  it('sends nothing for an empty batch', async () => {
+    const sink = jsonSink()
+    await sink.deliver([])
+    await sink.close()
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('createOtlpSink over OTLP/protobuf', () => {
+  it('is the default protocol and reads endpoint, headers and compression from OTEL_EXPORTER_OTLP_*', async () => {
+    const sink = createOtlpSink({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: server.baseUrl,
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%20def',
+        OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip',
+      },
+      sleep,
+    })
+    const record = scoreRecordFixture()
+    await sink.deliver([record])
+    await sink.close()
+    expect(server.requests).toHaveLength(1)
+    const request = server.requests[0]!
+    expect(request.url).toBe('/v1/traces')
+    expect(request.headers['content-type']).toBe('application/x-protobuf')
+    expect(request.headers['content-encoding']).toBe('gzip')
+    expect(request.headers['x-api-key']).toBe('abc def')
+    // The protobuf body carries the raw id bytes and the attribute strings.
+    expect(request.body.includes(Buffer.from(record.traceId, 'hex'))).toBe(true)
+    expect(
+      request.body.includes(Buffer.from(scoreSpanId(record.traceId, record.spanId, record.scorerId), 'hex')),
+    ).toBe(true)
+    expect(request.body.includes(Buffer.from('gen_ai.evaluation.score.value'))).toBe(true)
+  })
+})

@@ -1,0 +1,60 @@
+import { ExportResultCode } from '@opentelemetry/core'
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
+import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
+import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
+import { type OtlpSinkConfig, resolveOtlpSinkConfig } from './otlp-sink-config.ts'
+import { createRetryingDelivery } from './retrying-delivery.ts'
+import { scoreSpanResource, toScoreSpan } from './score-span.ts'
+import type { CountingSink } from './sink.ts'
+
+/**
+ * The default sink: each score becomes a span in the trace of the run it judges, exported over
+ * OTLP/HTTP (protobuf or JSON). `deliver` resolves once the backend answered 2xx and rejects with
+ * a `SinkDeliveryError` when the retry budget is spent. Span ids are deterministic, so a retry or
+ * a replay re-sends the same spans rather than new ones.
+ */
+export function createOtlpSink(config: OtlpSinkConfig = {}): CountingSink {
+  return createOtlpSinkWithExporter(config, createOtlpExporter(resolveOtlpSinkConfig(config)))
+}
+
+/** The OTLP sink over a given exporter (any `SpanExporter`, e.g. an in-memory one). */
+export function createOtlpSinkWithExporter(
+  config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'retry' | 'sleep'>,
+  exporter: SpanExporter,
+): CountingSink {
+  const resource = scoreSpanResource(config.resourceAttributes)
+  const delivery = createRetryingDelivery({ sink: 'otlp', retry: config.retry, sleep: config.sleep })
+  return {
+    name: 'otlp',
+    async deliver(records) {
+      if (records.length === 0) return
+      const spans = records.map((record) =>
+        toScoreSpan(record, { resource, passThreshold: config.passThreshold }),
+      )
+      await delivery.run(records.length, () => exportSpans(exporter, spans))
+    },
+    close: () => exporter.shutdown(),
+    stats: delivery.stats,
+  }
+}
+
+/** The OTLP/HTTP exporter for a resolved config: JSON or protobuf by protocol. */
+export function createOtlpExporter(config: ResolvedOtlpSinkConfig): SpanExporter {
+  const options = {
+    url: config.endpoint,
+    headers: config.headers,
+    timeoutMillis: config.timeoutMs,
+    compression: config.compression,
+  } as ConstructorParameters<typeof JsonTraceExporter>[0]
+  return config.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtoTraceExporter(options)
+}
+
+function exportSpans(exporter: SpanExporter, spans: ReadableSpan[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    exporter.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) resolve()
+      else reject(result.error ?? new Error('OTLP export failed'))
+    })
+  })
+}

@@ -1,0 +1,93 @@
+import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import { realSleep, resolveRetryPolicy, retryDelayMs } from './retry-policy.ts'
+import type { SinkStats } from './sink.ts'
+
+/** Raised by `deliver` when a sink gave up: the last error is its `cause`. */
+export class SinkDeliveryError extends Error {
+  override readonly name = 'SinkDeliveryError'
+  /** The sink that gave up. */
+  readonly sink: string
+  /** Attempts made, the first included. */
+  readonly attempts: number
+  /** Records in the failed delivery. */
+  readonly records: number
+  constructor(sink: string, attempts: number, records: number, cause: unknown) {
+    super(
+      `${sink}: delivery of ${records} score(s) failed after ${attempts} attempt(s): ${describe(cause)}`,
+      {
+        cause,
+      },
+    )
+    this.sink = sink
+    this.attempts = attempts
+    this.records = records
+  }
+}
+
+/** An error a retry cannot fix (a 4xx answer other than 408/429, or one marked `retryable: false`). */
+export function isRetryableError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return true
+  const { retryable, status, code } = error as { retryable?: unknown; status?: unknown; code?: unknown }
+  if (retryable === false) return false
+  const httpStatus = typeof status === 'number' ? status : typeof code === 'number' ? code : undefined
+  if (httpStatus === undefined) return true
+  return !(httpStatus >= 400 && httpStatus < 500 && httpStatus !== 408 && httpStatus !== 429)
+}
+
+/** Options of a retrying delivery. */
+export interface RetryingDeliveryOptions {
+  /** The sink's name, used in errors. */
+  sink: string
+  retry?: Partial<RetryPolicy>
+  sleep?: Sleep
+  /** Called before each retry (for logs); `attempt` is 1 for the first retry. */
+  onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => void
+}
+
+/** Runs delivery attempts under a retry policy and keeps the sink's counters. */
+export interface RetryingDelivery {
+  /** Tries `attempt` until it resolves or the budget is spent; `records` is what is counted. */
+  run(records: number, attempt: () => Promise<void>): Promise<void>
+  /** Counts records that needed no delivery. */
+  skip(records: number): void
+  stats(): SinkStats
+}
+
+/** Creates the retry loop and counters that every sink shares. */
+export function createRetryingDelivery({
+  sink,
+  retry,
+  sleep = realSleep,
+  onRetry,
+}: RetryingDeliveryOptions): RetryingDelivery {
+  const policy = resolveRetryPolicy(retry)
+  const counters: SinkStats = { delivered: 0, failed: 0, retries: 0, skipped: 0 }
+  return {
+    async run(records, attempt) {
+      for (let attemptNo = 0; ; attemptNo++) {
+        try {
+          await attempt()
+          counters.delivered += records
+          return
+        } catch (error) {
+          if (attemptNo >= policy.retries || !isRetryableError(error)) {
+            counters.failed += records
+            throw new SinkDeliveryError(sink, attemptNo + 1, records, error)
+          }
+          const delayMs = retryDelayMs(policy, attemptNo + 1)
+          counters.retries++
+          onRetry?.({ attempt: attemptNo + 1, delayMs, error })
+          await sleep(delayMs)
+        }
+      }
+    },
+    skip(records) {
+      counters.skipped += records
+    },
+    stats: () => ({ ...counters }),
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message || error.name : String(error)
+}
