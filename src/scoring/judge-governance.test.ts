@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { resolveConfig } from '../config/define-config.ts'
+import { createRateLimiter, judgeLimiterFromConfig, type Timekeeper } from './judge-governance.ts'
+import { createJudgeLimiter } from './judge-limiter.ts'
+
+const key = { model: 'openai/gpt-5-mini', provider: 'openai', modelId: 'gpt-5-mini' }
+
+function fakeTime(): Timekeeper & { slept: number[] } {
+  let now = 0
+  const slept: number[] = []
+  return {
+    slept,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms)
+      now += ms
+    },
+  }
+}
+
+describe('judge governance', () => {
+  it('holds requests beyond requestsPerMinute until the minute has passed', async () => {
+    const time = fakeTime()
+    const limiter = createRateLimiter(
+      createJudgeLimiter({ maxConcurrency: 10 }),
+      () => ({ requestsPerMinute: 2 }),
+      time,
+    )
+    const startedAt: number[] = []
+    for (let i = 0; i < 5; i++) await limiter.schedule(key, async () => startedAt.push(time.now()))
+    expect(startedAt).toEqual([0, 0, 60_000, 60_000, 120_000])
+  })
+
+  it('holds requests while the tokens of the last minute exceed tokensPerMinute', async () => {
+    const time = fakeTime()
+    const limiter = createRateLimiter(
+      createJudgeLimiter({ maxConcurrency: 10 }),
+      () => ({ tokensPerMinute: 1000 }),
+      time,
+    )
+    await limiter.schedule(key, async () => ({ text: 'ok', usage: { inputTokens: 1000, outputTokens: 200 } }))
+    const started: number[] = []
+    await limiter.schedule(key, async () => started.push(time.now()))
+    expect(started).toEqual([60_000])
+  })
+
+  it('never runs more than the configured concurrency per model at once', async () => {
+    const config = resolveConfig({ judges: { models: { 'openai/gpt-5-mini': { concurrency: 2 } } } }, {})
+    const limiter = judgeLimiterFromConfig(config)
+    let active = 0
+    let peak = 0
+    const call = async () => {
+      active++
+      peak = Math.max(peak, active)
+      await new Promise((r) => setTimeout(r, 5))
+      active--
+    }
+    await Promise.all(Array.from({ length: 8 }, () => limiter.schedule(key, call)))
+    expect(peak).toBe(2)
+  })
+})
