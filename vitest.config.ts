@@ -1,11 +1,15 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 // Three tiers (see ../README.md): unit tests need nothing; integration tests need the local
 // Kafka broker (scripts/kafka-start.sh); e2e tests need the broker and Phoenix.
 export default defineConfig({
+  // Config modules import the package by name, as users' configs do; tests resolve it to the sources.
+  resolve: { alias: { tracescore: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     projects: [
       {
+        extends: true,
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
@@ -17,6 +21,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
@@ -26,6 +31,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
