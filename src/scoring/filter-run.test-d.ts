@@ -1,6 +1,7 @@
 import { createScorer as mastraCreateScorer } from '@mastra/core/evals'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from '../model/message.ts'
+import { createScorer } from './create-scorer.ts'
 import { type FilterRunOptions, filterRun, type MastraPartType } from './filter-run.ts'
 
 interface AgentRun {
@@ -33,6 +34,20 @@ describe('filterRun types', () => {
       description: 'tool usage',
       type: 'agent',
       prepareRun: filterRun({ partTypes: ['tool-invocation', 'text'], maxRememberedMessages: 20 }),
+    })
+  })
+
+  it("fits this project's createScorer prepareRun, for agent and custom scorers", () => {
+    createScorer({
+      id: 'tool-quality',
+      description: 'tool usage',
+      type: 'agent',
+      prepareRun: filterRun({ toolNames: ['write_file'], maxOutputMessages: 3 }),
+    })
+    createScorer<string, number>({
+      id: 'custom',
+      description: 'custom shapes',
+      prepareRun: filterRun({ dropGroundTruth: true }),
     })
   })
 

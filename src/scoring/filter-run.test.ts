@@ -6,6 +6,7 @@ import type {
   ScorerRunInputForAgent,
   ToolInvocationPart,
 } from '../model/message.ts'
+import { createScorer } from './create-scorer.ts'
 import { type FilterRunOptions, filterRun } from './filter-run.ts'
 
 const at = new Date('2026-01-01T00:00:00Z')
@@ -221,6 +222,37 @@ describe('filterRun', () => {
     const run = toolHeavyRun()
     expect(filterRun({ partTypes: [] })(run).output).toEqual([])
     expect(ids(filterRun({ toolNames: [] })(run).output)).toEqual(['o3', 'o4'])
+  })
+})
+
+describe('filterRun as the prepareRun of createScorer', () => {
+  it('steps and the result see the filtered run; system and input messages stay whole', async () => {
+    const seen: { remembered: string[]; output: string[]; system: number; groundTruth: unknown }[] = []
+    const scorer = createScorer({
+      id: 'write-quality',
+      description: 'scores file writes',
+      type: 'agent',
+      prepareRun: filterRun({
+        toolNames: ['write_file'],
+        partTypes: ['tool-invocation'],
+        dropGroundTruth: true,
+      }),
+    }).generateScore(({ run }) => {
+      seen.push({
+        remembered: ids(run.input.rememberedMessages),
+        output: ids(run.output),
+        system: run.input.systemMessages.length,
+        groundTruth: run.groundTruth,
+      })
+      return run.input.rememberedMessages.length
+    })
+    const run = toolHeavyRun()
+    const result = await scorer.run(run)
+    expect(seen).toEqual([{ remembered: ['r5'], output: [], system: 1, groundTruth: undefined }])
+    expect(result.score).toBe(1)
+    expect(ids(result.input?.rememberedMessages ?? [])).toEqual(['r5'])
+    expect(result.input?.inputMessages).toEqual(run.input.inputMessages)
+    expect(run.input.rememberedMessages).toHaveLength(8)
   })
 })
 
