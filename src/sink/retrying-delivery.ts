@@ -24,11 +24,16 @@ export class SinkDeliveryError extends Error {
   }
 }
 
-/** An error a retry cannot fix (a 4xx answer other than 408/429, or one marked `retryable: false`). */
+/**
+ * Whether a retry may fix `error`: not for a 4xx answer other than 408/429, nor for an error
+ * marked `retryable: false`; `retryable: true` always retries. (KafkaJS's own `retriable` flag is
+ * ignored on purpose: its "retries exceeded" error is marked non-retriable, yet a broker that is
+ * back a minute later takes the records.)
+ */
 export function isRetryableError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return true
-  const { retryable, status, code } = error as { retryable?: unknown; status?: unknown; code?: unknown }
-  if (retryable === false) return false
+  const { retryable, status, code } = error as Record<string, unknown>
+  if (typeof retryable === 'boolean') return retryable
   const httpStatus = typeof status === 'number' ? status : typeof code === 'number' ? code : undefined
   if (httpStatus === undefined) return true
   return !(httpStatus >= 400 && httpStatus < 500 && httpStatus !== 408 && httpStatus !== 429)

@@ -1,0 +1,67 @@
+import { Kafka, logLevel, type Producer } from 'kafkajs'
+import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import { createRetryingDelivery } from './retrying-delivery.ts'
+import { scoreMessageSchema, toScoreMessage } from './score-message.ts'
+import type { CountingSink } from './sink.ts'
+
+/** Configuration of the Kafka score-topic sink: an existing producer, or brokers to create one. */
+export type KafkaScoreSinkConfig = {
+  /** The score topic. */
+  topic: string
+  /** -1 (all in-sync replicas, default), 1 or 0. */
+  acks?: -1 | 0 | 1
+  retry?: Partial<RetryPolicy>
+  sleep?: Sleep
+} & (
+  | {
+      /** A producer owned by the caller: connected by the caller, not disconnected by `close`. */ producer: Producer
+    }
+  | { /** Broker addresses, e.g. `['127.0.0.1:9092']`. */ brokers: string[]; clientId?: string }
+)
+
+/**
+ * Writes each score as one JSON record (`ScoreMessage`, see `score-message.ts`) to a Kafka topic,
+ * keyed by trace id so that all scores of a trace land in one partition, in order. `deliver`
+ * resolves when the broker acknowledged the whole batch (acks=-1 by default).
+ */
+export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink {
+  if (!config.topic) throw new Error('kafka.topic: expected a topic name, got nothing')
+  const owned = !('producer' in config)
+  const producer: Producer =
+    'producer' in config
+      ? config.producer
+      : new Kafka({
+          clientId: config.clientId ?? 'tracescore-scores',
+          brokers: config.brokers,
+          logLevel: logLevel.NOTHING,
+        }).producer({ allowAutoTopicCreation: true })
+  let connected: Promise<void> | undefined = owned ? undefined : Promise.resolve()
+  const delivery = createRetryingDelivery({ sink: 'kafka', retry: config.retry, sleep: config.sleep })
+  return {
+    name: 'kafka',
+    async deliver(records) {
+      if (records.length === 0) return
+      const messages = records.map((record) => {
+        const message = toScoreMessage(record)
+        return {
+          key: message.traceId,
+          value: JSON.stringify(message),
+          timestamp: String(record.timestampMs),
+          headers: { 'content-type': 'application/json', 'tracescore-schema': scoreMessageSchema },
+        }
+      })
+      await delivery.run(records.length, async () => {
+        connected ??= producer.connect().catch((error: unknown) => {
+          connected = undefined
+          throw error
+        })
+        await connected
+        await producer.send({ topic: config.topic, messages, acks: config.acks ?? -1 })
+      })
+    },
+    async close() {
+      if (owned && connected) await producer.disconnect()
+    },
+    stats: delivery.stats,
+  }
+}

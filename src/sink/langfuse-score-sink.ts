@@ -1,0 +1,75 @@
+import { postJson } from './http-json.ts'
+import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
+import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import { createRetryingDelivery } from './retrying-delivery.ts'
+import type { PassThreshold } from './score-attributes.ts'
+import type { CountingSink } from './sink.ts'
+
+/** Configuration of the Langfuse score sink; unset fields come from the `LANGFUSE_*` variables. */
+export interface LangfuseScoreSinkConfig {
+  /** Default `LANGFUSE_BASE_URL`, `LANGFUSE_HOST`, then `https://cloud.langfuse.com`. */
+  baseUrl?: string
+  /** Default `LANGFUSE_PUBLIC_KEY`. */
+  publicKey?: string
+  /** Default `LANGFUSE_SECRET_KEY`. */
+  secretKey?: string
+  /** Langfuse environment of the scores; default `LANGFUSE_TRACING_ENVIRONMENT`. */
+  environment?: string
+  /** Forces a data type per scorer id. */
+  dataTypes?: Record<string, LangfuseDataType>
+  passThreshold?: PassThreshold
+  /** Per-request timeout; default 10 s. */
+  timeoutMs?: number
+  retry?: Partial<RetryPolicy>
+  sleep?: Sleep
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * Writes each score to Langfuse (`POST /api/public/scores`, Basic auth), attached to the trace
+ * and to the agent-run observation (Langfuse ids are the OTel ids). Each score has a
+ * deterministic `id`, so a retry after a lost answer or a replay overwrites instead of adding.
+ * Failed scorings have no value to write and are counted as skipped.
+ */
+export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): CountingSink {
+  const env = config.env ?? process.env
+  const baseUrl = (
+    config.baseUrl ??
+    env.LANGFUSE_BASE_URL ??
+    env.LANGFUSE_HOST ??
+    'https://cloud.langfuse.com'
+  )
+    .trim()
+    .replace(/\/+$/, '')
+  const publicKey = config.publicKey ?? env.LANGFUSE_PUBLIC_KEY
+  const secretKey = config.secretKey ?? env.LANGFUSE_SECRET_KEY
+  if (!publicKey) throw new Error('langfuse.publicKey: expected a key (or LANGFUSE_PUBLIC_KEY), got nothing')
+  if (!secretKey) throw new Error('langfuse.secretKey: expected a key (or LANGFUSE_SECRET_KEY), got nothing')
+  const url = `${baseUrl}/api/public/scores`
+  const headers = { authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}` }
+  const options = {
+    environment: config.environment ?? env.LANGFUSE_TRACING_ENVIRONMENT,
+    passThreshold: config.passThreshold,
+    dataTypes: config.dataTypes,
+  }
+  const timeoutMs = config.timeoutMs ?? 10_000
+  const delivery = createRetryingDelivery({ sink: 'langfuse', retry: config.retry, sleep: config.sleep })
+  return {
+    name: 'langfuse',
+    async deliver(records) {
+      const scores = records.map((r) => toLangfuseScore(r, options)).filter((s) => s !== undefined)
+      delivery.skip(records.length - scores.length)
+      if (scores.length === 0) return
+      // The API takes one score per request; a retry re-sends only those not yet acknowledged.
+      const pending = new Set<LangfuseScoreRequest>(scores)
+      await delivery.run(scores.length, async () => {
+        for (const score of pending) {
+          await postJson({ url, body: score, headers, timeoutMs })
+          pending.delete(score)
+        }
+      })
+    },
+    close: async () => {},
+    stats: delivery.stats,
+  }
+}

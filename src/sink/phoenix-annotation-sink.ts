@@ -1,0 +1,61 @@
+import { HttpStatusError, postJson } from './http-json.ts'
+import { toPhoenixAnnotation } from './phoenix-annotation.ts'
+import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import { createRetryingDelivery } from './retrying-delivery.ts'
+import type { PassThreshold } from './score-attributes.ts'
+import type { CountingSink } from './sink.ts'
+
+/** Configuration of the Phoenix span-annotation sink. */
+export interface PhoenixAnnotationSinkConfig {
+  /** Phoenix base URL; default `PHOENIX_HOST` when it is a URL, else `http://localhost:6006`. */
+  baseUrl?: string
+  /** Sent as `Authorization: Bearer`; default `PHOENIX_API_KEY`. */
+  apiKey?: string
+  headers?: Record<string, string>
+  /** Per-request timeout; default 10 s. */
+  timeoutMs?: number
+  /** Annotations per request; default 100. */
+  batchSize?: number
+  passThreshold?: PassThreshold
+  retry?: Partial<RetryPolicy>
+  sleep?: Sleep
+  env?: Record<string, string | undefined>
+}
+
+/**
+ * Writes each score as a Phoenix span annotation on the agent-run span
+ * (`POST /v1/span_annotations?sync=true`). `identifier` = scorer id makes it an upsert, so
+ * retries and replays update rather than duplicate. A 404 (the agent span is not ingested yet)
+ * is retried like a server error.
+ */
+export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig = {}): CountingSink {
+  const env = config.env ?? process.env
+  const envHost = env.PHOENIX_HOST?.startsWith('http') ? env.PHOENIX_HOST : undefined
+  const baseUrl = (config.baseUrl ?? envHost ?? 'http://localhost:6006').replace(/\/+$/, '')
+  const url = `${baseUrl}/v1/span_annotations?sync=true`
+  const apiKey = config.apiKey ?? env.PHOENIX_API_KEY
+  const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }
+  const timeoutMs = config.timeoutMs ?? 10_000
+  const batchSize = config.batchSize ?? 100
+  const delivery = createRetryingDelivery({ sink: 'phoenix', retry: config.retry, sleep: config.sleep })
+  return {
+    name: 'phoenix',
+    async deliver(records) {
+      for (let start = 0; start < records.length; start += batchSize) {
+        const data = records
+          .slice(start, start + batchSize)
+          .map((r) => toPhoenixAnnotation(r, config.passThreshold))
+        await delivery.run(data.length, async () => {
+          try {
+            await postJson({ url, body: { data }, headers, timeoutMs })
+          } catch (error) {
+            if (error instanceof HttpStatusError && error.status === 404) error.retryable = true
+            throw error
+          }
+        })
+      }
+    },
+    close: async () => {},
+    stats: delivery.stats,
+  }
+}
