@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest'
+import {
+  encodeJson,
+  expectedSpans,
+  type JsonIdStyle,
+  rng,
+  SpanGenerator,
+} from '../../../test/unit/decode/generated-spans.ts'
+import { OtlpDecodeError } from './decode-error.ts'
+import { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
+
+function errorOf(fn: () => unknown): OtlpDecodeError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof OtlpDecodeError) return error
+    throw error
+  }
+  throw new Error('expected OtlpDecodeError')
+}
+
+/** One span in OTLP/JSON with `patch` merged into it. */
+function spanJson(patch: Record<string, unknown>): string {
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: '5b8efff798038103d269b633813fc60c',
+                spanId: 'eee19b7ec3c1b174',
+                name: 's',
+                ...patch,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  })
+}
+
+describe('decodeOtlpJson on generated requests', () => {
+  for (const ids of ['hex', 'HEX', 'base64'] as JsonIdStyle[]) {
+    for (const intsAsNumbers of [false, true]) {
+      it(`ids as ${ids}, int64 as ${intsAsNumbers ? 'numbers' : 'strings'}: 150 random requests decode exactly`, () => {
+        const gen = new SpanGenerator(rng(ids.length * 10 + Number(intsAsNumbers)))
+        let spans = 0
+        for (let i = 0; i < 150; i++) {
+          const request = gen.request()
+          const decoded = decodeOtlpJson(encodeJson(request, ids, intsAsNumbers))
+          expect(decoded).toEqual(expectedSpans(request))
+          spans += decoded.length
+        }
+        expect(spans).toBeGreaterThan(200)
+      })
+    }
+  }
+})
+
+describe('decodeOtlpJson on the Collector example and edge cases', () => {
+  it('decodes the minimal span of the conventions reference', () => {
+    const text = `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"support-agent"}}]},
+ "scopeSpans":[{"scope":{"name":"gen_ai"},"spans":[{
+   "traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174","parentSpanId":"",
+   "name":"invoke_agent support","kind":1,
+   "startTimeUnixNano":"1747872000123456789","endTimeUnixNano":"1747872003000000000",
+   "attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}},
+                 {"key":"gen_ai.usage.input_tokens","value":{"intValue":"812"}}],
+   "status":{"code":1}}]}]}]}`
+    expect(decodeOtlpJson(text)).toEqual([
+      {
+        traceId: '5b8efff798038103d269b633813fc60c',
+        spanId: 'eee19b7ec3c1b174',
+        parentSpanId: undefined,
+        traceState: undefined,
+        name: 'invoke_agent support',
+        kind: 1,
+        startTimeUnixNano: '1747872000123456789',
+        endTimeUnixNano: '1747872003000000000',
+        attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.input_tokens': 812 },
+        events: [],
+        links: [],
+        status: { code: 1 },
+        resource: { 'service.name': 'support-agent' },
+        scope: { name: 'gen_ai' },
+      },
+    ])
+  })
+
+  it('accepts base64url ids, enum names, numeric times and special doubles', () => {
+    const traceId = Buffer.from('fbff'.repeat(8), 'hex').toString('base64url').padEnd(24, '=')
+    const [span] = decodeOtlpJson(
+      spanJson({
+        traceId,
+        kind: 'SPAN_KIND_CLIENT',
+        status: { code: 'STATUS_CODE_ERROR', message: 'bad' },
+        startTimeUnixNano: 1747872000000,
+        endTimeUnixNano: '0001747872000000',
+        attributes: [
+          { key: 'nan', value: { doubleValue: 'NaN' } },
+          { key: 'inf', value: { doubleValue: '-Infinity' } },
+          { key: 'str', value: { doubleValue: '2.5' } },
+          { key: 'big', value: { intValue: 2 ** 60 } },
+          { key: 'bytes', value: { bytesValue: 'AAEC/w==' } },
+          { key: 'none', value: {} },
+          { key: 'nil' },
+        ],
+      }),
+    )
+    expect(span!.traceId).toBe('fbff'.repeat(8))
+    expect(span!.kind).toBe(3)
+    expect(span!.status).toEqual({ code: 2, message: 'bad' })
+    expect(span!.startTimeUnixNano).toBe('1747872000000')
+    expect(span!.endTimeUnixNano).toBe('1747872000000')
+    expect(span!.attributes).toEqual({
+      nan: Number.NaN,
+      inf: Number.NEGATIVE_INFINITY,
+      str: 2.5,
+      big: '1152921504606846976',
+      bytes: Uint8Array.from([0, 1, 2, 255]),
+      none: null,
+      nil: null,
+    })
+    expect(span!.attributes.bytes).toBeInstanceOf(Uint8Array)
+    expect(Buffer.isBuffer(span!.attributes.bytes)).toBe(false)
+  })
+
+  it('treats missing, empty and all-zero parentSpanId as a root', () => {
+    for (const parentSpanId of [undefined, '', '0000000000000000', null]) {
+      expect(decodeOtlpJson(spanJson({ parentSpanId }))[0]!.parentSpanId).toBeUndefined()
+    }
+    expect(decodeOtlpJson(spanJson({ parentSpanId: 'ABCDEF0123456789' }))[0]!.parentSpanId).toBe(
+      'abcdef0123456789',
+    )
+  })
+
+  it('rejects bad ids with invalid_id and the path of the field', () => {
+    for (const patch of [
+      { traceId: 'xyz' },
+      { traceId: 'g'.repeat(32) },
+      { spanId: 'eee19b7ec3c1b17' },
+      { spanId: 42 },
+      { traceId: undefined },
+      { parentSpanId: '!!!!!!!!!!!!' },
+    ]) {
+      const error = errorOf(() => decodeOtlpJson(spanJson(patch)))
+      expect(error.code, JSON.stringify(patch)).toBe('invalid_id')
+      expect(error.path).toMatch(
+        /^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.(traceId|spanId|parentSpanId)$/,
+      )
+    }
+  })
+
+  it('rejects fields of the wrong type with invalid_field and a path', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 5 }, 'name'],
+      [{ startTimeUnixNano: '-5' }, 'startTimeUnixNano'],
+      [{ startTimeUnixNano: '123456789012345678901' }, 'startTimeUnixNano'],
+      [{ startTimeUnixNano: 1.5 }, 'startTimeUnixNano'],
+      [{ kind: 'CLIENT' }, 'kind'],
+      [{ attributes: {} }, 'attributes'],
+      [{ attributes: [{ key: 'a', value: { intValue: 'ten' } }] }, 'attributes'],
+      [{ attributes: [{ key: 'a', value: { intValue: 1.5 } }] }, 'attributes'],
+      [{ attributes: [{ key: 'a', value: { boolValue: 'true' } }] }, 'attributes'],
+      [{ attributes: [{ key: 'a', value: { bytesValue: '%%%' } }] }, 'attributes'],
+      [{ attributes: [{ value: { stringValue: 'x' } }] }, 'attributes[0].key'],
+      [{ events: [{ timeUnixNano: 'soon' }] }, 'events[0].timeUnixNano'],
+      [{ links: [{ traceId: 'ab', spanId: 'cd' }] }, 'links[0].traceId'],
+      [{ status: 'ok' }, 'status'],
+    ]
+    for (const [patch, field] of cases) {
+      const error = errorOf(() => decodeOtlpJson(spanJson(patch)))
+      expect(['invalid_field', 'invalid_id'], JSON.stringify(patch)).toContain(error.code)
+      expect(error.path).toBe(`resourceSpans[0].scopeSpans[0].spans[0].${field}`)
+    }
+  })
+
+  it('rejects non-JSON with invalid_json and an offset, and non-requests with invalid_field', () => {
+    expect(errorOf(() => decodeOtlpJson('{"resourceSpans": [1,]}')).code).toBe('invalid_json')
+    // V8 names a position for some syntax errors only.
+    const error = errorOf(() => decodeOtlpJson('{"a"'))
+    expect(error.code).toBe('invalid_json')
+    expect(error.offset).toBe(4)
+    expect(errorOf(() => decodeOtlpJson('[]')).code).toBe('invalid_field')
+    expect(errorOf(() => decodeOtlpJson('{"resourceSpans": {}}')).code).toBe('invalid_field')
+    expect(errorOf(() => decodeOtlpJson('{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}')).path).toBe(
+      'resourceSpans[0].scopeSpans[0].spans[0]',
+    )
+  })
+
+  it('limits nesting depth with too_deep', () => {
+    let value: unknown = { stringValue: 'x' }
+    for (let i = 0; i < 200; i++) value = { arrayValue: { values: [value] } }
+    const error = errorOf(() => decodeOtlpJson(spanJson({ attributes: [{ key: 'deep', value }] })))
+    expect(error.code).toBe('too_deep')
+  })
+
+  it('ignores unknown fields and a leading BOM', () => {
+    const [span] = decodeOtlpJson(`\ufeff${spanJson({ somethingNew: { a: 1 }, droppedEventsCount: 3 })}`)
+    expect(span!.name).toBe('s')
+  })
+
+  it('normalizes an already parsed request', () => {
+    const seen: string[] = []
+    visitOtlpJsonRequest(JSON.parse(spanJson({})), (span) => seen.push(span.spanId))
+    expect(seen).toEqual(['eee19b7ec3c1b174'])
+  })
+})

@@ -1,0 +1,364 @@
+import type {
+  Attributes,
+  AttributeValue,
+  InstrumentationScope,
+  Span,
+  SpanEvent,
+  SpanKind,
+  SpanLink,
+  SpanStatus,
+  StatusCode,
+} from '../../model/span.ts'
+import { setAttribute } from './attributes.ts'
+import { OtlpDecodeError } from './decode-error.ts'
+import type { OtlpSpanVisitor } from './span-visitor.ts'
+
+/** How deep arrays and key-value lists may nest inside an attribute value. */
+const MAX_VALUE_DEPTH = 128
+
+const HEX_LOWER = /^[0-9a-f]+$/
+const HEX_ANY = /^[0-9a-fA-F]+$/
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+const BASE64_LOOSE = /^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/
+const UNSIGNED = /^[0-9]+$/
+const SIGNED = /^-?[0-9]+$/
+
+const SPAN_KIND_NAMES: Record<string, SpanKind> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+}
+const STATUS_CODE_NAMES: Record<string, StatusCode> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+}
+
+/** Where the normalizer is, for error messages (indices are updated in the loops, the path is built only on error). */
+interface Cursor {
+  rs: number
+  ss: number
+  span: number
+  /** Sub-location inside the span (`events[2]`, `links[0]`), or '' . */
+  inner: string
+}
+
+function fail(
+  cur: Cursor,
+  field: string,
+  message: string,
+  code: OtlpDecodeError['code'] = 'invalid_field',
+): never {
+  let path = 'resourceSpans'
+  if (cur.rs >= 0) path += `[${cur.rs}]`
+  if (cur.ss >= 0) path += `.scopeSpans[${cur.ss}]`
+  if (cur.span >= 0) path += `.spans[${cur.span}]`
+  if (cur.inner) path += `.${cur.inner}`
+  if (field) path += `.${field}`
+  throw new OtlpDecodeError(code, message, { path })
+}
+
+/** Parses OTLP/JSON text, turning a syntax error into {@link OtlpDecodeError} (`invalid_json`). */
+export function parseOtlpJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause)
+    const position = /position (\d+)/.exec(message)
+    const details: { offset?: number; cause: unknown } = { cause }
+    if (position) details.offset = Number(position[1])
+    throw new OtlpDecodeError('invalid_json', `not JSON: ${message}`, details)
+  }
+}
+
+/** Decodes OTLP/JSON text (one `ExportTraceServiceRequest`) into normalized spans, in payload order. */
+export function decodeOtlpJson(text: string): Span[] {
+  const spans: Span[] = []
+  visitOtlpJsonRequest(
+    parseOtlpJsonText(text),
+    (span) => {
+      spans.push(span)
+    },
+    text.length,
+  )
+  return spans
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function list(value: unknown, cur: Cursor, field: string): unknown[] {
+  if (value === undefined || value === null) return []
+  if (!Array.isArray(value)) fail(cur, field, 'expected an array')
+  return value
+}
+
+/**
+ * Normalizes an already parsed OTLP/JSON `ExportTraceServiceRequest` and hands every span to `visit`
+ * with its share of `payloadSize` (the text length, split evenly among the spans).
+ * Throws {@link OtlpDecodeError} when the value is not a valid request.
+ */
+export function visitOtlpJsonRequest(request: unknown, visit: OtlpSpanVisitor, payloadSize = 0): void {
+  const cur: Cursor = { rs: -1, ss: -1, span: -1, inner: '' }
+  if (!isObject(request)) fail(cur, '', 'expected an object', 'invalid_field')
+  const resourceSpans = list(request.resourceSpans, cur, '')
+  let count = 0
+  for (const rs of resourceSpans) {
+    if (!isObject(rs)) continue
+    for (const ss of Array.isArray(rs.scopeSpans) ? rs.scopeSpans : []) {
+      if (isObject(ss) && Array.isArray(ss.spans)) count += ss.spans.length
+    }
+  }
+  const share = count > 0 ? Math.round(payloadSize / count) : 0
+  for (let i = 0; i < resourceSpans.length; i++) {
+    cur.rs = i
+    cur.ss = -1
+    const rs = resourceSpans[i]
+    if (!isObject(rs)) fail(cur, '', 'expected an object')
+    let resource: Attributes = {}
+    if (rs.resource !== undefined && rs.resource !== null) {
+      if (!isObject(rs.resource)) fail(cur, 'resource', 'expected an object')
+      resource = attributesOf(rs.resource.attributes, cur, 'resource.attributes', 0)
+    }
+    const scopeSpans = list(rs.scopeSpans, cur, 'scopeSpans')
+    for (let j = 0; j < scopeSpans.length; j++) {
+      cur.ss = j
+      cur.span = -1
+      const ss = scopeSpans[j]
+      if (!isObject(ss)) fail(cur, '', 'expected an object')
+      const scope = scopeOf(ss.scope, cur)
+      const spans = list(ss.spans, cur, 'spans')
+      for (let k = 0; k < spans.length; k++) {
+        cur.span = k
+        cur.inner = ''
+        visit(spanOf(spans[k], resource, scope, cur), share)
+      }
+    }
+  }
+}
+
+function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
+  if (value === undefined || value === null) return { name: '' }
+  if (!isObject(value)) fail(cur, 'scope', 'expected an object')
+  const scope: InstrumentationScope = { name: stringOf(value.name, cur, 'scope.name') }
+  const version = stringOf(value.version, cur, 'scope.version')
+  if (version) scope.version = version
+  if (Array.isArray(value.attributes) && value.attributes.length > 0) {
+    scope.attributes = attributesOf(value.attributes, cur, 'scope.attributes', 0)
+  }
+  return scope
+}
+
+function stringOf(value: unknown, cur: Cursor, field: string): string {
+  if (typeof value === 'string') return value
+  if (value === undefined || value === null) return ''
+  fail(cur, field, 'expected a string')
+}
+
+function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string {
+  if (typeof value !== 'string') fail(cur, field, 'expected a hex id string', 'invalid_id')
+  if (value.length === bytes * 2) {
+    if (HEX_LOWER.test(value)) return value
+    if (HEX_ANY.test(value)) return value.toLowerCase()
+  } else if (value.length === Math.ceil(bytes / 3) * 4 && BASE64.test(value)) {
+    const raw = Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64')
+    if (raw.length === bytes) return raw.toString('hex')
+  }
+  fail(
+    cur,
+    field,
+    `expected ${bytes * 2} hex digits (or base64 of ${bytes} bytes), got ${JSON.stringify(value).slice(0, 60)}`,
+    'invalid_id',
+  )
+}
+
+function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined
+  const id = idOf(value, bytes, cur, field)
+  return /^0+$/.test(id) ? undefined : id
+}
+
+function timeOf(value: unknown, cur: Cursor, field: string): string {
+  if (typeof value === 'string') {
+    if (value.length > 20 || !UNSIGNED.test(value)) fail(cur, field, 'expected an unsigned 64-bit integer')
+    if (value.length > 1 && value.charCodeAt(0) === 0x30) return BigInt(value).toString()
+    return value
+  }
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0) fail(cur, field, 'expected an unsigned integer')
+    return value <= Number.MAX_SAFE_INTEGER ? String(value) : BigInt(value).toString()
+  }
+  if (value === undefined || value === null) return '0'
+  fail(cur, field, 'expected an unsigned integer')
+}
+
+function enumOf(
+  value: unknown,
+  names: Record<string, number>,
+  max: number,
+  cur: Cursor,
+  field: string,
+): number {
+  if (value === undefined || value === null) return 0
+  if (typeof value === 'number' && Number.isInteger(value)) return value >= 0 && value <= max ? value : 0
+  if (typeof value === 'string') {
+    const named = names[value]
+    if (named !== undefined) return named
+  }
+  fail(cur, field, 'expected an enum integer')
+}
+
+function spanOf(value: unknown, resource: Attributes, scope: InstrumentationScope, cur: Cursor): Span {
+  if (!isObject(value)) fail(cur, '', 'expected an object')
+  const traceId = idOf(value.traceId, 16, cur, 'traceId')
+  const spanId = idOf(value.spanId, 8, cur, 'spanId')
+  const parentSpanId = optionalIdOf(value.parentSpanId, 8, cur, 'parentSpanId')
+  const traceState = stringOf(value.traceState, cur, 'traceState') || undefined
+  const name = stringOf(value.name, cur, 'name')
+  const kind = enumOf(value.kind, SPAN_KIND_NAMES, 5, cur, 'kind') as SpanKind
+  const startTimeUnixNano = timeOf(value.startTimeUnixNano, cur, 'startTimeUnixNano')
+  const endTimeUnixNano = timeOf(value.endTimeUnixNano, cur, 'endTimeUnixNano')
+  const attributes = attributesOf(value.attributes, cur, 'attributes', 0)
+  const rawEvents = list(value.events, cur, 'events')
+  const events: SpanEvent[] = []
+  for (let i = 0; i < rawEvents.length; i++) {
+    cur.inner = `events[${i}]`
+    events.push(eventOf(rawEvents[i], cur))
+  }
+  const rawLinks = list(value.links, cur, 'links')
+  const links: SpanLink[] = []
+  for (let i = 0; i < rawLinks.length; i++) {
+    cur.inner = `links[${i}]`
+    links.push(linkOf(rawLinks[i], cur))
+  }
+  cur.inner = ''
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    traceState,
+    name,
+    kind,
+    startTimeUnixNano,
+    endTimeUnixNano,
+    attributes,
+    events,
+    links,
+    status: statusOf(value.status, cur),
+    resource,
+    scope,
+  }
+}
+
+function eventOf(value: unknown, cur: Cursor): SpanEvent {
+  if (!isObject(value)) fail(cur, '', 'expected an object')
+  return {
+    name: stringOf(value.name, cur, 'name'),
+    timeUnixNano: timeOf(value.timeUnixNano, cur, 'timeUnixNano'),
+    attributes: attributesOf(value.attributes, cur, 'attributes', 0),
+  }
+}
+
+function linkOf(value: unknown, cur: Cursor): SpanLink {
+  if (!isObject(value)) fail(cur, '', 'expected an object')
+  return {
+    traceId: idOf(value.traceId, 16, cur, 'traceId'),
+    spanId: idOf(value.spanId, 8, cur, 'spanId'),
+    traceState: stringOf(value.traceState, cur, 'traceState') || undefined,
+    attributes: attributesOf(value.attributes, cur, 'attributes', 0),
+  }
+}
+
+function statusOf(value: unknown, cur: Cursor): SpanStatus {
+  if (value === undefined || value === null) return { code: 0 }
+  if (!isObject(value)) fail(cur, 'status', 'expected an object')
+  const status: SpanStatus = {
+    code: enumOf(value.code, STATUS_CODE_NAMES, 2, cur, 'status.code') as StatusCode,
+  }
+  const message = stringOf(value.message, cur, 'status.message')
+  if (message) status.message = message
+  return status
+}
+
+function attributesOf(value: unknown, cur: Cursor, field: string, depth: number): Attributes {
+  const attributes: Attributes = {}
+  if (value === undefined || value === null) return attributes
+  if (!Array.isArray(value)) fail(cur, field, 'expected an array of {key, value}')
+  for (let i = 0; i < value.length; i++) {
+    const kv = value[i]
+    if (!isObject(kv)) fail(cur, `${field}[${i}]`, 'expected {key, value}')
+    const key = kv.key
+    if (typeof key !== 'string') fail(cur, `${field}[${i}].key`, 'expected a string')
+    setAttribute(attributes, key, anyValueOf(kv.value, cur, field, depth))
+  }
+  return attributes
+}
+
+function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): AttributeValue {
+  if (value === undefined || value === null) return null
+  if (!isObject(value)) fail(cur, field, 'expected an AnyValue object')
+  const s = value.stringValue
+  if (s !== undefined && s !== null) {
+    if (typeof s !== 'string') fail(cur, field, 'stringValue must be a string')
+    return s
+  }
+  const b = value.boolValue
+  if (b !== undefined && b !== null) {
+    if (typeof b !== 'boolean') fail(cur, field, 'boolValue must be a boolean')
+    return b
+  }
+  const n = value.intValue
+  if (n !== undefined && n !== null) return intOf(n, cur, field)
+  const d = value.doubleValue
+  if (d !== undefined && d !== null) return doubleOf(d, cur, field)
+  const a = value.arrayValue
+  if (a !== undefined && a !== null) {
+    if (depth >= MAX_VALUE_DEPTH) fail(cur, field, `values nested deeper than ${MAX_VALUE_DEPTH}`, 'too_deep')
+    if (!isObject(a)) fail(cur, field, 'arrayValue must be an object')
+    const items = list(a.values, cur, field)
+    const out: AttributeValue[] = new Array(items.length)
+    for (let i = 0; i < items.length; i++) out[i] = anyValueOf(items[i], cur, field, depth + 1)
+    return out
+  }
+  const kv = value.kvlistValue
+  if (kv !== undefined && kv !== null) {
+    if (depth >= MAX_VALUE_DEPTH) fail(cur, field, `values nested deeper than ${MAX_VALUE_DEPTH}`, 'too_deep')
+    if (!isObject(kv)) fail(cur, field, 'kvlistValue must be an object')
+    return attributesOf(kv.values, cur, field, depth + 1)
+  }
+  const bytes = value.bytesValue
+  if (bytes !== undefined && bytes !== null) {
+    if (typeof bytes !== 'string' || !BASE64_LOOSE.test(bytes)) fail(cur, field, 'bytesValue must be base64')
+    const raw = Buffer.from(bytes, 'base64')
+    return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+  }
+  return null
+}
+
+function intOf(value: unknown, cur: Cursor, field: string): number | string {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) fail(cur, field, 'intValue must be an integer')
+    return Number.isSafeInteger(value) ? value : BigInt(value).toString()
+  }
+  if (typeof value === 'string' && value.length <= 20 && SIGNED.test(value)) {
+    const n = Number(value)
+    return Number.isSafeInteger(n) ? n : BigInt(value).toString()
+  }
+  fail(cur, field, 'intValue must be an integer or a decimal string')
+}
+
+function doubleOf(value: unknown, cur: Cursor, field: string): number {
+  if (typeof value === 'number') return value
+  if (typeof value === 'string') {
+    if (value === 'NaN') return Number.NaN
+    if (value === 'Infinity') return Number.POSITIVE_INFINITY
+    if (value === '-Infinity') return Number.NEGATIVE_INFINITY
+    const n = Number(value)
+    if (value.trim() !== '' && !Number.isNaN(n)) return n
+  }
+  fail(cur, field, 'doubleValue must be a number')
+}

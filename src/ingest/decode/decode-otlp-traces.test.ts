@@ -1,0 +1,119 @@
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { describe, expect, it } from 'vitest'
+import { ProtoWriter } from '../../../test/unit/decode/proto-writer.ts'
+import { expectedSpan, recordSdkSpans } from '../../../test/unit/decode/sdk-spans.ts'
+import type { Span } from '../../model/span.ts'
+import { OtlpDecodeError } from './decode-error.ts'
+import { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
+import { detectOtlpEncoding } from './otlp-encoding.ts'
+
+const sdkSpans = recordSdkSpans()
+const expected = sdkSpans.map(expectedSpan)
+const byId = (spans: Span[]) => new Map(spans.map((s) => [s.spanId, s]))
+
+describe('decodeOtlpTraces on spans serialized by @opentelemetry/otlp-transformer', () => {
+  const payloads = {
+    otlp_proto: ProtobufTraceSerializer.serializeRequest(sdkSpans)!,
+    otlp_json: JsonTraceSerializer.serializeRequest(sdkSpans)!,
+  }
+
+  for (const [encoding, payload] of Object.entries(payloads)) {
+    it(`${encoding}: every span equals its SDK source field by field`, () => {
+      const decoded = byId(decodeOtlpTraces(payload))
+      expect(decoded.size).toBe(expected.length)
+      for (const want of expected) {
+        const got = decoded.get(want.spanId)
+        expect(got, want.name).toEqual(want)
+      }
+    })
+  }
+
+  it('keeps times exact to the nanosecond beyond 2^53', () => {
+    const root = decodeOtlpTraces(payloads.otlp_proto).find((s) => s.name === 'invoke_agent support')!
+    expect(root.startTimeUnixNano).toBe('1747872000123456789')
+    expect(root.parentSpanId).toBe('b7ad6b7169203331')
+    expect(root.attributes['gen_ai.response.finish_reasons']).toEqual(['stop', 'tool_calls'])
+  })
+
+  it('gives the same spans from protobuf, JSON bytes and JSON text', () => {
+    const fromProto = decodeOtlpTraces(payloads.otlp_proto, 'otlp_proto')
+    const fromJson = decodeOtlpTraces(payloads.otlp_json, 'otlp_json')
+    const fromText = decodeOtlpTraces(new TextDecoder().decode(payloads.otlp_json))
+    expect(fromJson).toEqual(fromText)
+    expect(byId(fromJson)).toEqual(byId(fromProto))
+  })
+
+  it('shares one resource object among the spans of a ResourceSpans', () => {
+    const spans = decodeOtlpTraces(payloads.otlp_proto)
+    expect(spans[0]!.resource).toBe(spans[1]!.resource)
+  })
+})
+
+describe('visitOtlpSpans', () => {
+  it('hands over each span with the byte size of its protobuf Span message', () => {
+    const payload = ProtobufTraceSerializer.serializeRequest(sdkSpans)!
+    const seen: [string, number][] = []
+    visitOtlpSpans(payload, (span, bytes) => seen.push([span.spanId, bytes]))
+    expect(seen.map(([id]) => id)).toEqual(decodeOtlpTraces(payload).map((s) => s.spanId))
+    const total = seen.reduce((n, [, b]) => n + b, 0)
+    expect(total).toBeGreaterThan(0)
+    expect(total).toBeLessThan(payload.length)
+    for (const [, bytes] of seen) expect(bytes).toBeGreaterThan(30)
+  })
+
+  it('splits a JSON payload among its spans', () => {
+    const payload = JsonTraceSerializer.serializeRequest(sdkSpans)!
+    const sizes: number[] = []
+    visitOtlpSpans(payload, (_span, bytes) => sizes.push(bytes))
+    expect(sizes).toHaveLength(sdkSpans.length)
+    expect(sizes[0]).toBe(Math.round(payload.length / sdkSpans.length))
+  })
+})
+
+describe('encoding detection', () => {
+  it('treats strings and bytes starting with { (after whitespace or a BOM) as JSON', () => {
+    expect(detectOtlpEncoding('{}')).toBe('otlp_json')
+    expect(detectOtlpEncoding(new TextEncoder().encode(' \r\n\t{"resourceSpans":[]}'))).toBe('otlp_json')
+    expect(detectOtlpEncoding(Uint8Array.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('otlp_json')
+    expect(detectOtlpEncoding(Uint8Array.from([0x0a, 0x02, 0x0a, 0x00]))).toBe('otlp_proto')
+    expect(detectOtlpEncoding(new Uint8Array(0))).toBe('otlp_proto')
+  })
+
+  it('decodes an empty payload as a request without spans', () => {
+    expect(decodeOtlpTraces(new Uint8Array(0))).toEqual([])
+    expect(decodeOtlpTraces('{}')).toEqual([])
+  })
+
+  it('decodes a protobuf request that happens to start with "\\n{" (a 123-byte ResourceSpans)', () => {
+    const scopeSpans = new ProtoWriter()
+      .message(2, (ss) => ss.message(2, (s) => s.hexField(1, 'ab'.repeat(16)).hexField(2, 'cd'.repeat(8))))
+      .finish()
+    // Pad the ResourceSpans with an unknown string field to exactly 123 bytes.
+    const padding = 'p'.repeat(123 - scopeSpans.length - 3)
+    const payload = new ProtoWriter().message(1, (rs) => rs.raw(scopeSpans).stringField(99, padding)).finish()
+    expect([payload[0], payload[1]]).toEqual([0x0a, 0x7b])
+    expect(detectOtlpEncoding(payload)).toBe('otlp_json')
+    const [span] = decodeOtlpTraces(payload)
+    expect(span!.spanId).toBe('cd'.repeat(8))
+  })
+
+  it('decodes JSON that starts with a newline', () => {
+    expect(decodeOtlpTraces(new TextEncoder().encode('\n{"resourceSpans":[]}'))).toEqual([])
+  })
+
+  it('rejects a string as protobuf and garbage bytes detected as JSON', () => {
+    expect(() => decodeOtlpTraces('abc', 'otlp_proto')).toThrow(OtlpDecodeError)
+    const error = captureError(() => decodeOtlpTraces(new TextEncoder().encode('{"resourceSpans": [')))
+    expect(error).toBeInstanceOf(OtlpDecodeError)
+    expect(error.code).toBe('invalid_json')
+  })
+})
+
+function captureError(fn: () => unknown): OtlpDecodeError {
+  try {
+    fn()
+  } catch (error) {
+    return error as OtlpDecodeError
+  }
+  throw new Error('expected an error')
+}

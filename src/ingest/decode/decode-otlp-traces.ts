@@ -1,0 +1,73 @@
+import type { Span } from '../../model/span.ts'
+import { OtlpDecodeError } from './decode-error.ts'
+import { parseOtlpJsonText, visitOtlpJsonRequest } from './decode-json.ts'
+import { visitOtlpProtoSpans } from './decode-proto.ts'
+import { detectOtlpEncoding, type OtlpEncoding } from './otlp-encoding.ts'
+import type { OtlpSpanVisitor } from './span-visitor.ts'
+
+const utf8 = new TextDecoder('utf-8')
+
+/**
+ * Decodes one OTLP `ExportTraceServiceRequest` (a Kafka record value) and hands each span to
+ * `visit`, with the encoded size of the span, in payload order. The encoding is detected when
+ * omitted (see {@link detectOtlpEncoding}). Throws {@link OtlpDecodeError} on malformed input.
+ */
+export function visitOtlpSpans(
+  payload: Uint8Array | string,
+  visit: OtlpSpanVisitor,
+  encoding?: OtlpEncoding,
+): void {
+  const chosen = encoding ?? detectOtlpEncoding(payload)
+  if (chosen === 'otlp_json') {
+    const text = typeof payload === 'string' ? payload : utf8.decode(payload)
+    if (encoding === undefined && typeof payload !== 'string' && payload[0] === 0x0a) {
+      // "\n{" also starts a protobuf request whose first ResourceSpans is 123 bytes long.
+      visitAmbiguous(payload, text, visit)
+      return
+    }
+    visitOtlpJsonRequest(
+      parseOtlpJsonText(text),
+      visit,
+      typeof payload === 'string' ? text.length : payload.length,
+    )
+  } else if (chosen === 'otlp_proto') {
+    if (typeof payload === 'string') {
+      throw new OtlpDecodeError('invalid_field', 'otlp_proto payload must be bytes, got a string')
+    }
+    visitOtlpProtoSpans(payload, visit)
+  } else {
+    throw new OtlpDecodeError('invalid_field', `unknown encoding ${String(chosen)}`)
+  }
+}
+
+function visitAmbiguous(payload: Uint8Array, text: string, visit: OtlpSpanVisitor): void {
+  let request: unknown
+  try {
+    request = parseOtlpJsonText(text)
+  } catch (jsonError) {
+    try {
+      visitOtlpProtoSpans(payload, visit)
+      return
+    } catch {
+      throw jsonError
+    }
+  }
+  visitOtlpJsonRequest(request, visit, payload.length)
+}
+
+/**
+ * Decodes one OTLP `ExportTraceServiceRequest` (protobuf bytes or OTLP/JSON) into normalized spans,
+ * in payload order. The encoding is detected when omitted: a string, or bytes starting with `{`
+ * after whitespace, is JSON; anything else protobuf. Throws {@link OtlpDecodeError} on malformed input.
+ */
+export function decodeOtlpTraces(payload: Uint8Array | string, encoding?: OtlpEncoding): Span[] {
+  const spans: Span[] = []
+  visitOtlpSpans(
+    payload,
+    (span) => {
+      spans.push(span)
+    },
+    encoding,
+  )
+  return spans
+}

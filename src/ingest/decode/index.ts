@@ -1,0 +1,7 @@
+export { OtlpDecodeError, type OtlpDecodeErrorCode } from './decode-error.ts'
+export { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
+export { decodeOtlpJsonLines } from './decode-json-lines.ts'
+export { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
+export { decodeOtlpProto, MAX_VALUE_DEPTH, visitOtlpProtoSpans } from './decode-proto.ts'
+export { detectOtlpEncoding, type OtlpEncoding } from './otlp-encoding.ts'
+export type { OtlpSpanVisitor } from './span-visitor.ts'

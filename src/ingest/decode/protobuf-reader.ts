@@ -1,0 +1,227 @@
+import { OtlpDecodeError } from './decode-error.ts'
+
+/** Protobuf wire types. */
+export const WireType = {
+  VARINT: 0,
+  FIXED64: 1,
+  LENGTH_DELIMITED: 2,
+  START_GROUP: 3,
+  END_GROUP: 4,
+  FIXED32: 5,
+} as const
+
+const HEX_BYTE: string[] = []
+for (let i = 0; i < 256; i++) HEX_BYTE.push(i.toString(16).padStart(2, '0'))
+
+const utf8 = new TextDecoder('utf-8')
+
+/** Strings up to this many bytes are decoded in JS when ASCII; longer ones go to the native decoder. */
+const SHORT_STRING = 32
+
+/**
+ * A cursor over protobuf wire-format bytes with the primitives the OTLP message decoders need.
+ * Every read is bounds-checked against `limit` (the end of the enclosing message) and throws
+ * {@link OtlpDecodeError} on malformed input; nothing allocates more than the bytes it reads.
+ */
+export class ProtobufReader {
+  readonly buf: Uint8Array
+  pos = 0
+  /** Low and high 32 bits of the last {@link varint64} read. */
+  lo = 0
+  hi = 0
+  private readonly view: DataView
+
+  constructor(buf: Uint8Array) {
+    this.buf = buf
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+  }
+
+  /** Reads a varint that must fit in 32 bits (tags, lengths); returns it unsigned. */
+  uint32(limit: number): number {
+    const buf = this.buf
+    let pos = this.pos
+    if (pos >= limit) throw this.error('truncated', 'varint past end', pos)
+    let b = buf[pos++]!
+    if (b < 0x80) {
+      this.pos = pos
+      return b
+    }
+    let value = b & 0x7f
+    let shift = 7
+    while (shift < 35) {
+      if (pos >= limit) throw this.error('truncated', 'varint past end', pos)
+      b = buf[pos++]!
+      if (shift === 28) {
+        if (b > 0x0f) throw this.error('invalid_varint', 'varint does not fit in 32 bits', pos - 1)
+        value = (value | (b << 28)) >>> 0
+        this.pos = pos
+        return value
+      }
+      value |= (b & 0x7f) << shift
+      if (b < 0x80) {
+        this.pos = pos
+        return value
+      }
+      shift += 7
+    }
+    /* c8 ignore next */
+    throw this.error('invalid_varint', 'varint does not fit in 32 bits', pos)
+  }
+
+  /** Reads a varint of up to 64 bits into {@link lo}/{@link hi}. */
+  varint64(limit: number): void {
+    const buf = this.buf
+    let pos = this.pos
+    let lo = 0
+    let hi = 0
+    let b = 0
+    for (let shift = 0; shift < 28; shift += 7) {
+      if (pos >= limit) throw this.error('truncated', 'varint past end', pos)
+      b = buf[pos++]!
+      lo |= (b & 0x7f) << shift
+      if (b < 0x80) {
+        this.pos = pos
+        this.lo = lo >>> 0
+        this.hi = 0
+        return
+      }
+    }
+    // Byte 5 carries bits 28..34: 4 into lo, 3 into hi.
+    if (pos >= limit) throw this.error('truncated', 'varint past end', pos)
+    b = buf[pos++]!
+    lo |= (b & 0x0f) << 28
+    hi = (b & 0x7f) >> 4
+    if (b >= 0x80) {
+      for (let shift = 3; ; shift += 7) {
+        if (pos >= limit) throw this.error('truncated', 'varint past end', pos)
+        b = buf[pos++]!
+        if (shift === 31) {
+          // Byte 10 holds only bit 63.
+          if (b > 0x01) throw this.error('invalid_varint', 'varint longer than 64 bits', pos - 1)
+          hi |= b << 31
+          break
+        }
+        hi |= (b & 0x7f) << shift
+        if (b < 0x80) break
+      }
+    }
+    this.pos = pos
+    this.lo = lo >>> 0
+    this.hi = hi >>> 0
+  }
+
+  /** Reads a varint as a 32-bit signed integer (enums, which negative values encode in 10 bytes). */
+  int32(limit: number): number {
+    this.varint64(limit)
+    return this.lo | 0
+  }
+
+  /** Reads a varint and returns whether it is non-zero (bool). */
+  bool(limit: number): boolean {
+    this.varint64(limit)
+    return (this.lo | this.hi) !== 0
+  }
+
+  /** Reads a little-endian fixed64 into {@link lo}/{@link hi}. */
+  fixed64(limit: number): void {
+    const pos = this.pos
+    if (pos + 8 > limit) throw this.error('truncated', 'fixed64 past end', pos)
+    const buf = this.buf
+    this.lo = (buf[pos]! | (buf[pos + 1]! << 8) | (buf[pos + 2]! << 16) | (buf[pos + 3]! << 24)) >>> 0
+    this.hi = (buf[pos + 4]! | (buf[pos + 5]! << 8) | (buf[pos + 6]! << 16) | (buf[pos + 7]! << 24)) >>> 0
+    this.pos = pos + 8
+  }
+
+  /** Reads a little-endian IEEE 754 double. */
+  double(limit: number): number {
+    const pos = this.pos
+    if (pos + 8 > limit) throw this.error('truncated', 'double past end', pos)
+    this.pos = pos + 8
+    return this.view.getFloat64(pos, true)
+  }
+
+  /** Reads the length prefix of a length-delimited field and returns the end offset of its content. */
+  lengthEnd(limit: number): number {
+    const len = this.uint32(limit)
+    const end = this.pos + len
+    if (end > limit)
+      throw this.error('truncated', `length ${len} exceeds the ${limit - this.pos} bytes left`, this.pos)
+    return end
+  }
+
+  /** Decodes bytes `pos..end` as UTF-8 (invalid sequences become U+FFFD) and moves past them. */
+  string(end: number): string {
+    const buf = this.buf
+    const start = this.pos
+    this.pos = end
+    const len = end - start
+    if (len <= SHORT_STRING) {
+      if (len === 0) return ''
+      let s = ''
+      for (let i = start; i < end; i++) {
+        const c = buf[i]!
+        if (c >= 0x80) return utf8.decode(buf.subarray(start, end))
+        s += String.fromCharCode(c)
+      }
+      return s
+    }
+    return utf8.decode(buf.subarray(start, end))
+  }
+
+  /** Lowercase hex of bytes `pos..end`, moving past them. */
+  hex(end: number): string {
+    const buf = this.buf
+    let s = ''
+    for (let i = this.pos; i < end; i++) s += HEX_BYTE[buf[i]!]
+    this.pos = end
+    return s
+  }
+
+  /** A copy of bytes `pos..end` (so the result does not keep the whole payload alive), moving past them. */
+  bytes(end: number): Uint8Array {
+    const out = this.buf.slice(this.pos, end)
+    this.pos = end
+    return out
+  }
+
+  /** Skips the value of a field with tag `tag` (any wire type but groups). */
+  skip(tag: number, limit: number): void {
+    switch (tag & 7) {
+      case WireType.VARINT:
+        this.varint64(limit)
+        return
+      case WireType.FIXED64:
+        if (this.pos + 8 > limit) throw this.error('truncated', 'fixed64 past end', this.pos)
+        this.pos += 8
+        return
+      case WireType.LENGTH_DELIMITED:
+        this.pos = this.lengthEnd(limit)
+        return
+      case WireType.FIXED32:
+        if (this.pos + 4 > limit) throw this.error('truncated', 'fixed32 past end', this.pos)
+        this.pos += 4
+        return
+      case WireType.START_GROUP:
+      case WireType.END_GROUP:
+        throw this.error(
+          'unsupported_wire_type',
+          `group (wire type ${tag & 7}) in field ${tag >>> 3}`,
+          this.pos,
+        )
+      default:
+        throw this.error('invalid_tag', `invalid wire type ${tag & 7} in field ${tag >>> 3}`, this.pos)
+    }
+  }
+
+  /** Reads a field tag and rejects field number 0. */
+  tag(limit: number): number {
+    const tag = this.uint32(limit)
+    if (tag < 8) throw this.error('invalid_tag', 'field number 0', this.pos - 1)
+    return tag
+  }
+
+  /** An {@link OtlpDecodeError} at `offset`. */
+  error(code: OtlpDecodeError['code'], message: string, offset: number): OtlpDecodeError {
+    return new OtlpDecodeError(code, message, { offset })
+  }
+}
