@@ -1,6 +1,8 @@
 import { APICallError } from '@ai-sdk/provider'
 import { StreamErrorRetryProcessor as MastraStreamErrorRetryProcessor } from '@mastra/core/processors'
+import { MockLanguageModelV3 } from 'ai/test'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createScorer } from './create-scorer.ts'
 import type { ProcessAPIErrorArgs, Processor } from './processor.ts'
 import {
   isBadRequestError,
@@ -566,5 +568,77 @@ describe('StreamErrorRetryProcessor against @mastra/core 1.71', () => {
       await ours.processAPIError(args(error, 0, aborted))
       expect(seen).toEqual([expectedMs, expectedMs])
     })
+  })
+})
+
+describe('StreamErrorRetryProcessor in a createScorer judge', () => {
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 5, text: 5, reasoning: undefined },
+  }
+  const rateLimited = () =>
+    apiError(429, {
+      responseHeaders: { 'retry-after': '3' },
+      responseBody: '{"error":{"code":"rate_limit"}}',
+    })
+
+  /** A judge that fails with the given errors, in order, then answers `{"score":0.7}`. */
+  function flakyJudge(errors: unknown[]) {
+    let calls = 0
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        const error = errors[calls++]
+        if (error) throw error
+        return {
+          content: [{ type: 'text', text: '{"score":0.7}' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        }
+      },
+    })
+    return { model, calls: () => calls }
+  }
+
+  function scorerWith(
+    model: MockLanguageModelV3,
+    processor: StreamErrorRetryProcessor,
+    maxProcessorRetries: number,
+  ) {
+    return createScorer({
+      id: 'quality',
+      description: 'judged quality',
+      judge: {
+        model,
+        instructions: 'Score the answer.',
+        jsonPromptInjection: 'inline',
+        errorProcessors: [processor],
+        maxProcessorRetries,
+      },
+    }).generateScore({ description: 'score', createPrompt: () => 'How good is it?' })
+  }
+
+  it('retries a rate-limited judge call after the provider’s Retry-After, then scores', async () => {
+    const { model, calls } = flakyJudge([rateLimited(), rateLimited()])
+    const { processor, sleeps } = recorded({ maxRetries: 2 })
+    const result = await scorerWith(model, processor, 2).run({ input: 'q', output: 'a' })
+    expect(result.score).toBe(0.7)
+    expect(calls()).toBe(3)
+    expect(sleeps.map((s) => s.ms)).toEqual([3_000, 3_000])
+  })
+
+  it('fails at once on an authentication error', async () => {
+    const { model, calls } = flakyJudge([apiError(401)])
+    const { processor, sleeps } = recorded({ maxRetries: 2, retryUnknownErrors: true })
+    await expect(scorerWith(model, processor, 2).run({ input: 'q', output: 'a' })).rejects.toThrow()
+    expect(calls()).toBe(1)
+    expect(sleeps).toEqual([])
+  })
+
+  it('stops after maxRetries', async () => {
+    const { model, calls } = flakyJudge([rateLimited(), rateLimited(), rateLimited()])
+    const { processor } = recorded({ maxRetries: 1 })
+    await expect(scorerWith(model, processor, 5).run({ input: 'q', output: 'a' })).rejects.toThrow()
+    expect(calls()).toBe(2)
   })
 })
