@@ -1,0 +1,280 @@
+/**
+ * Decoder benchmark: spans/s of our OTLP protobuf decoder against V8's native `JSON.parse` of the
+ * same request in OTLP/JSON (the baseline, measured in the same run), and of our OTLP/JSON decoder
+ * (parse + normalize) against plain `JSON.parse`. Run with `npx tsx bench/decode.bench.ts`.
+ */
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base'
+import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
+
+/** One benchmark result: our throughput against the baseline's, in spans per second. */
+export interface DecodeBenchRow {
+  case: string
+  subject: string
+  baseline: string
+  spansPerRecord: number
+  payloadBytes: number
+  subjectSpansPerSec: number
+  baselineSpansPerSec: number
+  /** subject / baseline: above 1 means faster than the baseline. */
+  ratio: number
+}
+
+function record(build: (tracer: ReturnType<BasicTracerProvider['getTracer']>) => void): ReadableSpan[] {
+  const exporter = new InMemorySpanExporter()
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({
+      'service.name': 'support-agent',
+      'service.version': '2.4.1',
+      'deployment.environment.name': 'production',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.name': 'opentelemetry',
+      'telemetry.sdk.version': '2.12.1',
+      'host.name': 'ip-10-0-12-34',
+      'process.pid': 4242,
+    }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  })
+  build(provider.getTracer('tracescore.bench', '1.0.0'))
+  return exporter.getFinishedSpans()
+}
+
+const LOREM =
+  'The customer reports that the order has not arrived after ten days. I checked the carrier status, ' +
+  'which shows the parcel held at the regional depot because of an address mismatch. '
+
+function text(chars: number, seed: number): string {
+  let s = ''
+  while (s.length < chars) s += `${LOREM}(${seed}/${s.length}) `
+  return s.slice(0, chars)
+}
+
+/** Realistic GenAI agent runs: agent, chat and tool spans carrying several KB of JSON messages. */
+function genAiSpans(runs: number): ReadableSpan[] {
+  return record((tracer) => {
+    for (let run = 0; run < runs; run++) {
+      const history = Array.from({ length: 6 }, (_, i) => ({
+        role: i % 2 === 0 ? 'user' : 'assistant',
+        parts: [{ type: 'text', content: text(500, run * 10 + i) }],
+      }))
+      const input = JSON.stringify([
+        { role: 'system', parts: [{ type: 'text', content: text(800, run) }] },
+        ...history,
+      ])
+      const output = JSON.stringify([
+        {
+          role: 'assistant',
+          parts: [
+            {
+              type: 'tool_call',
+              id: `call_${run}`,
+              name: 'lookup_order',
+              arguments: { orderId: `A-${run}` },
+            },
+            { type: 'text', content: text(1200, run + 1) },
+          ],
+          finish_reason: 'stop',
+        },
+      ])
+      const agent = tracer.startSpan('invoke_agent support', {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.name': 'support',
+          'gen_ai.agent.id': 'agent_7f3a',
+          'gen_ai.conversation.id': `conv_${run}`,
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o',
+          'gen_ai.input.messages': input,
+          'gen_ai.output.messages': output,
+          'gen_ai.usage.input_tokens': 2312,
+          'gen_ai.usage.output_tokens': 412,
+        },
+      })
+      const ctx = trace.setSpan(context.active(), agent)
+      for (let step = 0; step < 2; step++) {
+        const chat = tracer.startSpan(
+          'chat gpt-4o',
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.provider.name': 'openai',
+              'gen_ai.request.model': 'gpt-4o',
+              'gen_ai.response.model': 'gpt-4o-2024-08-06',
+              'gen_ai.response.id': `chatcmpl-${run}-${step}`,
+              'gen_ai.request.temperature': 0.2,
+              'gen_ai.request.max_tokens': 1024,
+              'gen_ai.response.finish_reasons': ['tool_calls'],
+              'gen_ai.input.messages': input,
+              'gen_ai.output.messages': output,
+              'gen_ai.usage.input_tokens': 1200 + step,
+              'gen_ai.usage.output_tokens': 80,
+              'server.address': 'api.openai.com',
+              'server.port': 443,
+            },
+          },
+          ctx,
+        )
+        chat.end()
+        const tool = tracer.startSpan(
+          'execute_tool lookup_order',
+          {
+            kind: SpanKind.INTERNAL,
+            attributes: {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': 'lookup_order',
+              'gen_ai.tool.call.id': `call_${run}_${step}`,
+              'gen_ai.tool.type': 'function',
+              'gen_ai.tool.call.arguments': JSON.stringify({
+                orderId: `A-${run}`,
+                include: ['status', 'events'],
+              }),
+              'gen_ai.tool.call.result': JSON.stringify({
+                status: 'held',
+                events: Array.from({ length: 8 }, (_, i) => ({
+                  at: `2026-11-${10 + i}T10:00:00Z`,
+                  what: text(60, i),
+                })),
+              }),
+            },
+          },
+          ctx,
+        )
+        tool.end()
+      }
+      agent.setStatus({ code: SpanStatusCode.OK })
+      agent.end()
+    }
+  })
+}
+
+/** Small spans: HTTP/DB-style, a handful of short attributes each. */
+function smallSpans(count: number): ReadableSpan[] {
+  return record((tracer) => {
+    for (let i = 0; i < count; i++) {
+      tracer
+        .startSpan(`GET /api/orders/{id}`, {
+          kind: SpanKind.SERVER,
+          attributes: {
+            'http.request.method': 'GET',
+            'http.route': '/api/orders/{id}',
+            'http.response.status_code': 200,
+            'url.path': `/api/orders/${i}`,
+            'server.address': 'orders.internal',
+            'network.protocol.version': '1.1',
+            'user_agent.original': 'node-fetch/1.0',
+          },
+        })
+        .end()
+    }
+  })
+}
+
+/** Runs `fn` repeatedly for about `ms` milliseconds and returns calls per second. */
+function callsPerSecond(fn: () => unknown, ms: number): number {
+  let calls = 0
+  const start = performance.now()
+  let now = start
+  while (now - start < ms) {
+    for (let i = 0; i < 5; i++) fn()
+    calls += 5
+    now = performance.now()
+  }
+  return (calls * 1000) / (now - start)
+}
+
+/** Interleaves subject and baseline over several rounds and keeps each one's best round. */
+function compare(
+  subject: () => unknown,
+  baseline: () => unknown,
+  roundMs: number,
+  rounds: number,
+): [number, number] {
+  callsPerSecond(subject, roundMs)
+  callsPerSecond(baseline, roundMs)
+  let best = [0, 0] as [number, number]
+  for (let r = 0; r < rounds; r++) {
+    best = [
+      Math.max(best[0], callsPerSecond(subject, roundMs)),
+      Math.max(best[1], callsPerSecond(baseline, roundMs)),
+    ]
+  }
+  return best
+}
+
+/** Runs the decoder benchmark and returns one row per comparison. */
+export function run(options: { roundMs?: number; rounds?: number } = {}): DecodeBenchRow[] {
+  const roundMs = options.roundMs ?? 300
+  const rounds = options.rounds ?? 5
+  const cases = [
+    { name: 'genai (agent/chat/tool, KB messages)', spans: genAiSpans(20) },
+    { name: 'small (http, 7 short attributes)', spans: smallSpans(500) },
+  ]
+  const rows: DecodeBenchRow[] = []
+  for (const c of cases) {
+    const proto = ProtobufTraceSerializer.serializeRequest(c.spans)!
+    const jsonBytes = JsonTraceSerializer.serializeRequest(c.spans)!
+    const json = new TextDecoder().decode(jsonBytes)
+    const n = decodeOtlpTraces(proto).length
+    if (n !== c.spans.length || decodeOtlpTraces(json).length !== n)
+      throw new Error(`${c.name}: wrong span count`)
+    const parse = () => JSON.parse(json)
+    const [protoRate, parseRate] = compare(
+      () => decodeOtlpTraces(proto, 'otlp_proto'),
+      parse,
+      roundMs,
+      rounds,
+    )
+    rows.push({
+      case: c.name,
+      subject: 'decodeOtlpTraces(otlp_proto)',
+      baseline: 'JSON.parse(otlp_json text)',
+      spansPerRecord: n,
+      payloadBytes: proto.length,
+      subjectSpansPerSec: protoRate * n,
+      baselineSpansPerSec: parseRate * n,
+      ratio: protoRate / parseRate,
+    })
+    const [jsonRate, parseRate2] = compare(() => decodeOtlpTraces(json, 'otlp_json'), parse, roundMs, rounds)
+    rows.push({
+      case: c.name,
+      subject: 'decodeOtlpTraces(otlp_json text)',
+      baseline: 'JSON.parse(otlp_json text)',
+      spansPerRecord: n,
+      payloadBytes: json.length,
+      subjectSpansPerSec: jsonRate * n,
+      baselineSpansPerSec: parseRate2 * n,
+      ratio: jsonRate / parseRate2,
+    })
+  }
+  return rows
+}
+
+/** Prints the rows as a table. */
+export function printRows(rows: DecodeBenchRow[]): void {
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+  console.log(['case', 'subject', 'spans/s', 'baseline', 'spans/s', 'ratio', 'bytes'].join(' | '))
+  for (const r of rows) {
+    console.log(
+      [
+        r.case,
+        r.subject,
+        fmt(r.subjectSpansPerSec),
+        r.baseline,
+        fmt(r.baselineSpansPerSec),
+        `${r.ratio.toFixed(2)}x`,
+        fmt(r.payloadBytes),
+      ].join(' | '),
+    )
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) printRows(run())
