@@ -22,6 +22,8 @@ export interface RecordingServer {
   readonly requests: RecordedRequest[]
   /** Answers the next `count` requests with `status` (and `body`), then 200 again. */
   failNext(count: number, status: number, body?: string): void
+  /** Answers the next requests with these statuses in order (200s included), then as usual. */
+  answerNext(...statuses: number[]): void
   /** The status and body of successful answers (default 200, `{}`). */
   succeedWith(status: number, body: string): void
   close(): Promise<void>
@@ -59,6 +61,10 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     requests,
     failNext(count, status, body = '{"error":"injected failure"}') {
       for (let i = 0; i < count; i++) failures.push({ status, body })
+    },
+    answerNext(...statuses) {
+      for (const status of statuses)
+        failures.push({ status, body: status < 300 ? success.body : '{"error":"injected"}' })
     },
     succeedWith(status, body) {
       success = { status, body }
