@@ -1,0 +1,48 @@
+import type { Convention, Span } from '../../model/index.ts'
+import type { ChatMessage } from '../chat-message.ts'
+import type { Notes } from '../notes.ts'
+
+/** What a span is to an agent run: the run itself, a model call, a tool call, or anything else. */
+export type SpanRole = 'agent' | 'model' | 'tool' | 'other'
+
+/** Who ran: the agent and the conversation it belongs to. */
+export interface AgentIdentity {
+  agentId?: string
+  agentName?: string
+  conversationId?: string
+}
+
+/** One tool execution as its span recorded it; fields are undefined when not captured. */
+export interface ToolSpanCall {
+  toolCallId?: string
+  toolName?: string
+  args?: unknown
+  result?: unknown
+  /** Whether the span carries a result attribute at all (a tool may return undefined). */
+  hasResult: boolean
+}
+
+/**
+ * Reads one instrumentation convention. Each method reads one span and returns undefined for
+ * what the span does not record; problems (bad JSON...) go to `notes`, never thrown.
+ */
+export interface ConventionReader {
+  convention: Convention
+  /** Whether the span was written by this convention. */
+  matches(span: Span): boolean
+  role(span: Span): SpanRole
+  identity(span: Span): AgentIdentity
+  /** The agent's system instructions recorded on its agent span. */
+  instructions(span: Span, notes: Notes): string[] | undefined
+  /** What the caller passed to the agent (may include earlier history and system messages). */
+  agentInput(span: Span, notes: Notes): ChatMessage[] | undefined
+  /** The response messages recorded on the agent span. */
+  agentOutput(span: Span, notes: Notes): ChatMessage[] | undefined
+  /** The full prompt of one model call, system messages included. */
+  modelInput(span: Span, notes: Notes): ChatMessage[] | undefined
+  /** What one model call answered (text and tool calls). */
+  modelOutput(span: Span, notes: Notes): ChatMessage[] | undefined
+  toolCall(span: Span, notes: Notes): ToolSpanCall
+  /** Application metadata recorded on the span (user ids, tags, custom keys). */
+  metadata(span: Span, notes: Notes): Record<string, unknown>
+}

@@ -1,0 +1,135 @@
+import type { Attributes, Span } from '../../model/index.ts'
+import type { ChatMessage } from '../chat-message.ts'
+import type { Notes } from '../notes.ts'
+import { parseMessages, parsePromptInput } from '../parse-messages.ts'
+import { isRecord, parseIfStructured, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import type { ConventionReader, SpanRole } from './convention-reader.ts'
+
+function kind(span: Span): string {
+  return (readString(span.attributes, 'openinference.span.kind') ?? '').toUpperCase()
+}
+
+/** Groups flattened `prefix.<i>.rest` keys by index, in index order. */
+function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
+  const groups = new Map<number, Attributes>()
+  const start = `${prefix}.`
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!key.startsWith(start)) continue
+    const rest = key.slice(start.length)
+    const dot = rest.indexOf('.')
+    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
+    if (!Number.isInteger(index) || dot < 0) continue
+    const group = groups.get(index) ?? {}
+    group[rest.slice(dot + 1)] = value
+    groups.set(index, group)
+  }
+  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
+}
+
+/** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
+function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+  const groups = indexed(attributes, prefix)
+  if (groups.size === 0) return undefined
+  const raw: Record<string, unknown>[] = []
+  for (const group of groups.values()) {
+    const message: Record<string, unknown> = { role: group['message.role'] }
+    const contents = [...indexed(group, 'message.contents').values()]
+    if (contents.length > 0) {
+      message.content = contents.map((content) => ({
+        type: content['message_content.type'] ?? 'text',
+        text: content['message_content.text'],
+        image: content['message_content.image.image.url'],
+      }))
+    } else if (typeof group['message.content'] === 'string') message.content = group['message.content']
+    const calls = [...indexed(group, 'message.tool_calls').values()]
+    if (calls.length > 0) {
+      message.tool_calls = calls.map((call) => ({
+        id: call['tool_call.id'],
+        function: { name: call['tool_call.function.name'], arguments: call['tool_call.function.arguments'] },
+      }))
+    }
+    if (typeof group['message.tool_call_id'] === 'string')
+      message.tool_call_id = group['message.tool_call_id']
+    if (typeof group['message.name'] === 'string') message.name = group['message.name']
+    raw.push(message)
+  }
+  return parseMessages(raw)
+}
+
+/** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */
+function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
+  const key = `${which}.value`
+  if (!(key in span.attributes)) return undefined
+  const mime = readString(span.attributes, `${which}.mime_type`)
+  if (mime === 'text/plain') return span.attributes[key]
+  return readJson(span.attributes, key, notes, span.spanId)
+}
+
+/** An agent or chain output value as assistant messages. */
+function outputMessages(value: unknown): ChatMessage[] | undefined {
+  if (typeof value === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text: value }] }]
+  if (isRecord(value)) {
+    for (const key of ['text', 'output', 'content', 'response', 'answer', 'final_output']) {
+      const text = value[key]
+      if (typeof text === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text }] }]
+    }
+  }
+  return parseMessages(value)
+}
+
+/** OpenInference (Arize Phoenix): `openinference.span.kind` AGENT / LLM / TOOL spans with flattened messages. */
+export const openInferenceReader: ConventionReader = {
+  convention: 'openinference',
+  matches: (span) => typeof span.attributes['openinference.span.kind'] === 'string',
+  role(span): SpanRole {
+    const value = kind(span)
+    if (value === 'AGENT') return 'agent'
+    if (value === 'LLM') return 'model'
+    if (value === 'TOOL') return 'tool'
+    return 'other'
+  },
+  identity(span) {
+    const name = readString(span.attributes, 'agent.name') ?? readString(span.attributes, 'graph.node.name')
+    return {
+      ...(name ? { agentName: name } : {}),
+      conversationId: readString(span.attributes, 'session.id'),
+    }
+  },
+  instructions: () => undefined,
+  agentInput(span, notes) {
+    const flattened = flattenedMessages(span.attributes, 'llm.input_messages')
+    if (flattened) return flattened
+    const value = ioValue(span, 'input', notes)
+    return value === undefined ? undefined : parsePromptInput(value)
+  },
+  agentOutput(span, notes) {
+    const value = ioValue(span, 'output', notes)
+    return value === undefined
+      ? flattenedMessages(span.attributes, 'llm.output_messages')
+      : outputMessages(value)
+  },
+  modelInput: (span) => flattenedMessages(span.attributes, 'llm.input_messages'),
+  modelOutput: (span) => flattenedMessages(span.attributes, 'llm.output_messages'),
+  toolCall(span, notes) {
+    const attributes = span.attributes
+    const argsKey = 'input.value' in attributes ? 'input.value' : 'tool.parameters'
+    return {
+      toolCallId: readString(attributes, 'tool_call.id') ?? readString(attributes, 'tool.id'),
+      toolName: readString(attributes, 'tool.name'),
+      args: readJson(attributes, argsKey, notes, span.spanId),
+      result: ioValue(span, 'output', notes),
+      hasResult: 'output.value' in attributes,
+    }
+  },
+  metadata(span, notes) {
+    const out: Record<string, unknown> = {}
+    const blob = readJson(span.attributes, 'metadata', notes, span.spanId)
+    if (isRecord(blob)) Object.assign(out, blob)
+    for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'metadata'))) {
+      out[key] = parseIfStructured(value)
+    }
+    const tags = span.attributes['tag.tags']
+    if (tags !== undefined) out.tags = parseIfStructured(tags)
+    return out
+  },
+}

@@ -1,0 +1,57 @@
+import { type ChatMessage, messageText } from './chat-message.ts'
+import type { Notes } from './notes.ts'
+
+/** A run's conversation split the way Mastra's `MessageList` keeps it. */
+export interface Conversation {
+  /** System texts: the agent instructions, else the system messages sent to the model. */
+  system: string[]
+  /** The new user message(s) of this turn. */
+  input: ChatMessage[]
+  /** Earlier conversation, oldest first. */
+  remembered: ChatMessage[]
+}
+
+/**
+ * Splits a run's conversation. The caller's input to the agent and the first model prompt are
+ * both candidates; the longer one is used, because memory (Mastra) adds history that only the
+ * model prompt shows. The last block of user messages is this turn's input; what precedes it
+ * is remembered history; what follows it (this turn's own steps) is dropped.
+ */
+export function splitConversation(
+  {
+    instructions,
+    agentInput,
+    firstPrompt,
+  }: {
+    instructions: string[] | undefined
+    agentInput: ChatMessage[] | undefined
+    firstPrompt: ChatMessage[] | undefined
+  },
+  notes: Notes,
+): Conversation {
+  const fromAgent = agentInput?.filter((message) => message.role !== 'system')
+  const fromPrompt = firstPrompt?.filter((message) => message.role !== 'system')
+  const messages =
+    fromAgent && fromAgent.length > 0 && (!fromPrompt || fromAgent.length >= fromPrompt.length)
+      ? fromAgent
+      : (fromPrompt ?? fromAgent ?? [])
+  if (!agentInput && !firstPrompt) notes.add('input messages not recorded (content capture off?)')
+
+  const system =
+    instructions && instructions.length > 0
+      ? instructions
+      : [...(agentInput ?? []), ...(firstPrompt ?? [])]
+          .filter((message) => message.role === 'system')
+          .map(messageText)
+          .filter((text, index, all) => text.length > 0 && all.indexOf(text) === index)
+
+  let last = messages.length - 1
+  while (last >= 0 && messages[last]!.role !== 'user') last--
+  if (last < 0) {
+    if (messages.length > 0) notes.add('no user message in the recorded input')
+    return { system, input: [], remembered: messages }
+  }
+  let first = last
+  while (first > 0 && messages[first - 1]!.role === 'user') first--
+  return { system, input: messages.slice(first, last + 1), remembered: messages.slice(0, first) }
+}

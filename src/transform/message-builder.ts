@@ -1,0 +1,145 @@
+import type {
+  MastraDBMessage,
+  MastraMessageContentV2,
+  MastraMessagePart,
+  ToolInvocation,
+  ToolInvocationPart,
+} from '../model/index.ts'
+import type { ChatMessage } from './chat-message.ts'
+import type { ToolCallRecord } from './tool-calls.ts'
+
+/** Where built messages live: their thread and resource, and how ids and times are made. */
+export interface MessageContext {
+  threadId?: string
+  resourceId?: string
+}
+
+/** A tool call as Mastra's `toolInvocation` (result or error by state). */
+export function toToolInvocation(call: ToolCallRecord): ToolInvocation {
+  const base = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args }
+  if (call.state === 'output-error')
+    return { ...base, state: 'output-error', errorText: call.errorText ?? 'error' }
+  if (call.state === 'result') return { ...base, state: 'result', result: call.result }
+  return { ...base, state: 'call' }
+}
+
+function toolPart(toolInvocation: ToolInvocation): ToolInvocationPart {
+  return { type: 'tool-invocation', toolInvocation }
+}
+
+/** One stored message with the `content` mirrors Mastra keeps (`content` text, `toolInvocations`). */
+function stored(
+  role: MastraDBMessage['role'],
+  parts: MastraMessagePart[],
+  { id, createdAt, context }: { id: string; createdAt: Date; context: MessageContext },
+): MastraDBMessage {
+  const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []))
+  const invocations = parts.flatMap((part) => (part.type === 'tool-invocation' ? [part.toolInvocation] : []))
+  const content: MastraMessageContentV2 = { format: 2, parts }
+  if (texts.length > 0) content.content = role === 'assistant' ? texts[texts.length - 1]! : texts.join('\n')
+  if (invocations.length > 0) content.toolInvocations = invocations
+  return {
+    id,
+    role,
+    createdAt,
+    ...(context.threadId ? { threadId: context.threadId } : {}),
+    ...(context.resourceId ? { resourceId: context.resourceId } : {}),
+    content,
+  }
+}
+
+/**
+ * Turns neutral chat messages into Mastra stored messages: tool results (`tool` messages) are
+ * folded into the assistant message that made the call, as `tool-invocation` parts with their
+ * result, the way Mastra's `MessageList` stores them.
+ */
+export function toMastraMessages(
+  messages: readonly ChatMessage[],
+  {
+    idPrefix,
+    createdAt,
+    context,
+  }: { idPrefix: string; createdAt: (index: number) => Date; context: MessageContext },
+): MastraDBMessage[] {
+  const out: { role: MastraDBMessage['role']; parts: MastraMessagePart[] }[] = []
+  const pending = new Map<string, ToolInvocationPart>()
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      for (const part of message.parts) {
+        if (part.type !== 'tool-result') continue
+        const target = part.toolCallId ? pending.get(part.toolCallId) : undefined
+        const settled: ToolInvocation = {
+          toolCallId: part.toolCallId ?? '',
+          toolName: part.toolName ?? target?.toolInvocation.toolName ?? 'unknown',
+          args: target?.toolInvocation.args ?? {},
+          ...(part.isError
+            ? {
+                state: 'output-error',
+                errorText: typeof part.result === 'string' ? part.result : JSON.stringify(part.result),
+              }
+            : { state: 'result', result: part.result }),
+        }
+        if (target) target.toolInvocation = settled
+        else {
+          const previous = out.findLast((entry) => entry.role === 'assistant')
+          if (previous) previous.parts.push(toolPart(settled))
+          else out.push({ role: 'assistant', parts: [toolPart(settled)] })
+        }
+      }
+      continue
+    }
+    const parts: MastraMessagePart[] = []
+    for (const part of message.parts) {
+      if (part.type === 'text') parts.push({ type: 'text', text: part.text })
+      else if (part.type === 'reasoning') {
+        parts.push({ type: 'reasoning', reasoning: part.text, details: [{ type: 'text', text: part.text }] })
+      } else if (part.type === 'file') parts.push({ type: 'file', mimeType: part.mimeType, data: part.data })
+      else if (part.type === 'tool-call') {
+        const toolCallId = part.toolCallId ?? ''
+        const invocation = toolPart({
+          toolCallId,
+          toolName: part.toolName,
+          args: part.args ?? {},
+          state: 'call',
+        })
+        if (part.toolCallId) pending.set(part.toolCallId, invocation)
+        parts.push(invocation)
+      } else if (part.type === 'tool-result') {
+        const target = part.toolCallId ? pending.get(part.toolCallId) : undefined
+        if (target) {
+          target.toolInvocation = part.isError
+            ? { ...target.toolInvocation, state: 'output-error', errorText: String(part.result) }
+            : { ...target.toolInvocation, state: 'result', result: part.result }
+        }
+      }
+    }
+    out.push({ role: message.role, parts })
+  }
+  return out.map((entry, index) =>
+    stored(entry.role, entry.parts, { id: `${idPrefix}-${index}`, createdAt: createdAt(index), context }),
+  )
+}
+
+/**
+ * The response of a run as one assistant message: every tool call in call order as
+ * `tool-invocation` parts, then the final text.
+ */
+export function buildOutputMessage({
+  toolCalls,
+  finalText,
+  id,
+  createdAt,
+  context,
+}: {
+  toolCalls: readonly ToolCallRecord[]
+  finalText: string
+  id: string
+  createdAt: Date
+  context: MessageContext
+}): MastraDBMessage {
+  const parts: MastraMessagePart[] = toolCalls.map((call) => toolPart(toToolInvocation(call)))
+  if (finalText.length > 0) parts.push({ type: 'text', text: finalText })
+  const message = stored('assistant', parts, { id, createdAt, context })
+  message.content.content = finalText
+  return message
+}

@@ -1,0 +1,237 @@
+import type { ChatMessage, ChatPart } from './chat-message.ts'
+import { isRecord, parseJsonValue } from './read-attribute.ts'
+
+/**
+ * Reads a list of chat messages in any of the shapes the conventions write: GenAI semconv
+ * `{role, parts:[{type:'text', content}...]}`, AI SDK model messages `{role, content: string |
+ * parts}`, AI SDK UI messages `{role, parts}`, Mastra stored messages `{role, content:{format:2,
+ * parts}}`, and OpenAI chat messages `{role, content, tool_calls}`. Undefined when `value` is
+ * not a list of messages.
+ */
+export function parseMessages(value: unknown): ChatMessage[] | undefined {
+  if (isRecord(value) && Array.isArray(value.messages)) return parseMessages(value.messages)
+  if (!Array.isArray(value)) return undefined
+  const messages: ChatMessage[] = []
+  for (const item of value) {
+    const message = parseMessage(item)
+    if (message) messages.push(message)
+  }
+  return value.length > 0 && messages.length === 0 ? undefined : messages
+}
+
+/**
+ * Reads what a caller passed to an agent: a plain prompt string (one user message), a message
+ * list, or an object with `system` / `prompt` / `messages` (AI SDK `ai.prompt`).
+ */
+export function parsePromptInput(value: unknown): ChatMessage[] | undefined {
+  if (typeof value === 'string') return [{ role: 'user', parts: [{ type: 'text', text: value }] }]
+  if (Array.isArray(value)) return parseMessages(value)
+  if (!isRecord(value)) return undefined
+  const messages: ChatMessage[] = []
+  const system = value.system
+  if (typeof system === 'string') messages.push({ role: 'system', parts: [{ type: 'text', text: system }] })
+  else if (Array.isArray(system)) messages.push(...(parseMessages(system) ?? []))
+  if (Array.isArray(value.messages)) messages.push(...(parseMessages(value.messages) ?? []))
+  const prompt = value.prompt
+  if (typeof prompt === 'string') messages.push({ role: 'user', parts: [{ type: 'text', text: prompt }] })
+  else if (Array.isArray(prompt)) messages.push(...(parseMessages(prompt) ?? []))
+  if (messages.length > 0) return messages
+  if (typeof value.text === 'string') return [{ role: 'user', parts: [{ type: 'text', text: value.text }] }]
+  return undefined
+}
+
+const ROLE_ALIASES: Record<string, ChatMessage['role']> = {
+  system: 'system',
+  developer: 'system',
+  user: 'user',
+  human: 'user',
+  assistant: 'assistant',
+  ai: 'assistant',
+  model: 'assistant',
+  tool: 'tool',
+  function: 'tool',
+  ipython: 'tool',
+}
+
+function parseMessage(item: unknown): ChatMessage | undefined {
+  if (!isRecord(item)) return undefined
+  const role = typeof item.role === 'string' ? ROLE_ALIASES[item.role.toLowerCase()] : undefined
+  if (!role) return undefined
+  const parts: ChatPart[] = []
+  const content = item.content
+  if (Array.isArray(item.parts) && item.parts.length > 0) {
+    // AI SDK UI messages may carry a `content` string mirror of the same parts.
+    for (const part of item.parts) parts.push(...parsePart(part))
+  } else if (typeof content === 'string') {
+    if (role === 'tool') parts.push(toolResultFromOpenAi(item, content))
+    else if (content.length > 0) parts.push({ type: 'text', text: content })
+  } else if (Array.isArray(content)) {
+    for (const part of content) parts.push(...parsePart(part))
+  } else if (isRecord(content) && Array.isArray(content.parts)) {
+    for (const part of content.parts) parts.push(...parsePart(part))
+    if (content.parts.length === 0 && typeof content.content === 'string' && content.content.length > 0) {
+      parts.push({ type: 'text', text: content.content })
+    }
+  }
+  if (Array.isArray(item.tool_calls)) {
+    for (const call of item.tool_calls) {
+      const parsed = toolCallFromOpenAi(call)
+      if (parsed) parts.push(parsed)
+    }
+  }
+  return { role, parts }
+}
+
+/** A tool message in the OpenAI chat shape: `{role:'tool', tool_call_id, content}`. */
+function toolResultFromOpenAi(item: Record<string, unknown>, content: string): ChatPart {
+  const id = item.tool_call_id ?? item.id
+  return {
+    type: 'tool-result',
+    ...(typeof id === 'string' ? { toolCallId: id } : {}),
+    ...(typeof item.name === 'string' ? { toolName: item.name } : {}),
+    result: parseJsonValue(content),
+  }
+}
+
+function toolCallFromOpenAi(call: unknown): ChatPart | undefined {
+  if (!isRecord(call)) return undefined
+  const fn = isRecord(call.function) ? call.function : call
+  const name = fn.name
+  if (typeof name !== 'string') return undefined
+  return {
+    type: 'tool-call',
+    ...(typeof call.id === 'string' ? { toolCallId: call.id } : {}),
+    toolName: name,
+    args: parseArgs(fn.arguments),
+  }
+}
+
+/** Tool arguments as an object when they were serialized JSON. */
+export function parseArgs(value: unknown): unknown {
+  return typeof value === 'string' ? parseJsonValue(value) : value
+}
+
+/** Unwraps AI SDK tool outputs `{type:'json'|'text'|'error-text'|..., value}`. */
+export function unwrapToolOutput(output: unknown): { result: unknown; isError: boolean } {
+  if (isRecord(output) && typeof output.type === 'string' && 'value' in output) {
+    const isError = output.type.startsWith('error')
+    return { result: output.value, isError }
+  }
+  if (isRecord(output) && output.type === 'execution-denied') {
+    return { result: output, isError: true }
+  }
+  return { result: output, isError: false }
+}
+
+function textOf(part: Record<string, unknown>): string | undefined {
+  if (typeof part.text === 'string') return part.text
+  if (typeof part.content === 'string') return part.content
+  return undefined
+}
+
+function parsePart(part: unknown): ChatPart[] {
+  if (typeof part === 'string') return [{ type: 'text', text: part }]
+  if (!isRecord(part) || typeof part.type !== 'string') return []
+  const type = part.type
+  switch (type) {
+    case 'text':
+    case 'input_text':
+    case 'output_text': {
+      const text = textOf(part)
+      return text === undefined ? [] : [{ type: 'text', text }]
+    }
+    case 'reasoning': {
+      const text = textOf(part) ?? (typeof part.reasoning === 'string' ? part.reasoning : undefined)
+      return text === undefined ? [] : [{ type: 'reasoning', text }]
+    }
+    case 'tool_call':
+    case 'tool-call': {
+      const name = part.name ?? part.toolName
+      if (typeof name !== 'string') return []
+      const id = part.id ?? part.toolCallId
+      return [
+        {
+          type: 'tool-call',
+          ...(typeof id === 'string' ? { toolCallId: id } : {}),
+          toolName: name,
+          args: parseArgs(part.arguments ?? part.input ?? part.args),
+        },
+      ]
+    }
+    case 'tool_call_response':
+    case 'tool-result': {
+      const id = part.id ?? part.toolCallId
+      const raw = 'response' in part ? part.response : 'result' in part ? part.result : part.output
+      const { result, isError } = unwrapToolOutput(parseArgs(raw))
+      return [
+        {
+          type: 'tool-result',
+          ...(typeof id === 'string' ? { toolCallId: id } : {}),
+          ...(typeof part.toolName === 'string' ? { toolName: part.toolName } : {}),
+          result,
+          ...(isError || part.isError === true ? { isError: true } : {}),
+        },
+      ]
+    }
+    case 'tool-invocation':
+      return fromToolInvocation(part.toolInvocation)
+    case 'dynamic-tool':
+      return fromUiToolPart(part, typeof part.toolName === 'string' ? part.toolName : 'unknown')
+    case 'file':
+    case 'image':
+    case 'blob':
+    case 'uri':
+      return fromFilePart(part)
+    default:
+      if (type.startsWith('tool-')) return fromUiToolPart(part, type.slice('tool-'.length))
+      return []
+  }
+}
+
+function fromFilePart(part: Record<string, unknown>): ChatPart[] {
+  const mimeType = part.mediaType ?? part.mimeType ?? part.mime_type ?? 'application/octet-stream'
+  const data = part.data ?? part.image ?? part.url ?? part.uri ?? part.content
+  if (typeof data !== 'string') return []
+  return [
+    { type: 'file', mimeType: typeof mimeType === 'string' ? mimeType : 'application/octet-stream', data },
+  ]
+}
+
+/** A Mastra `tool-invocation` part: a call, plus its result or error when settled. */
+function fromToolInvocation(invocation: unknown): ChatPart[] {
+  if (!isRecord(invocation) || typeof invocation.toolName !== 'string') return []
+  const id = typeof invocation.toolCallId === 'string' ? { toolCallId: invocation.toolCallId } : {}
+  const parts: ChatPart[] = [
+    { type: 'tool-call', ...id, toolName: invocation.toolName, args: invocation.args },
+  ]
+  if (invocation.state === 'result') {
+    parts.push({
+      type: 'tool-result',
+      ...id,
+      toolName: invocation.toolName,
+      result: invocation.result,
+      ...(invocation.isError === true ? { isError: true } : {}),
+    })
+  } else if (invocation.state === 'output-error') {
+    parts.push({
+      type: 'tool-result',
+      ...id,
+      toolName: invocation.toolName,
+      result: invocation.errorText,
+      isError: true,
+    })
+  }
+  return parts
+}
+
+/** An AI SDK 5+ UI part `{type:'tool-<name>', toolCallId, input, output | errorText, state}`. */
+function fromUiToolPart(part: Record<string, unknown>, toolName: string): ChatPart[] {
+  const id = typeof part.toolCallId === 'string' ? { toolCallId: part.toolCallId } : {}
+  const parts: ChatPart[] = [{ type: 'tool-call', ...id, toolName, args: part.input }]
+  if (part.state === 'output-available')
+    parts.push({ type: 'tool-result', ...id, toolName, result: part.output })
+  else if (part.state === 'output-error') {
+    parts.push({ type: 'tool-result', ...id, toolName, result: part.errorText, isError: true })
+  }
+  return parts
+}

@@ -1,0 +1,69 @@
+import type { Attributes, AttributeValue } from '../model/index.ts'
+import type { Notes } from './notes.ts'
+
+/** The string value of an attribute, or undefined when absent or not a non-empty string. */
+export function readString(attributes: Attributes, key: string): string | undefined {
+  const value = attributes[key]
+  if (typeof value === 'string') return value.length > 0 ? value : undefined
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+/** A JSON-ish attribute (`gen_ai.input.messages`, tool arguments...): structured values as they are, strings parsed. */
+export function readJson(attributes: Attributes, key: string, notes: Notes, spanId: string): unknown {
+  if (!(key in attributes)) return undefined
+  return parseJsonValue(attributes[key], { notes, what: `${key} of span ${spanId}` })
+}
+
+/**
+ * Turns an attribute value into a JS value: strings that hold JSON are parsed; a string that
+ * looks like JSON but does not parse (truncated by an exporter limit) is noted and returned raw.
+ */
+export function parseJsonValue(
+  value: AttributeValue | undefined,
+  context?: { notes: Notes; what: string },
+): unknown {
+  if (value === undefined || value === null) return undefined
+  if (value instanceof Uint8Array) return value
+  if (typeof value !== 'string') return value
+  const trimmed = value.trim()
+  const first = trimmed[0]
+  const looksStructured = first === '{' || first === '['
+  const looksScalar = first === '"' || /^(?:-?\d[\d.eE+-]*|true|false|null)$/.test(trimmed)
+  if (!looksStructured && !looksScalar) return value
+  try {
+    return JSON.parse(trimmed)
+  } catch {
+    if (looksStructured && context) context.notes.add(`${context.what} is not valid JSON (truncated?)`)
+    return value
+  }
+}
+
+/** Attributes under `prefix.` with the prefix removed, e.g. `ai.telemetry.metadata.userId` → `userId`. */
+export function readPrefixed(attributes: Attributes, prefix: string): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {}
+  const start = `${prefix}.`
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key.startsWith(start) && key.length > start.length) out[key.slice(start.length)] = value
+  }
+  return out
+}
+
+/** Whether a value is a plain object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  )
+}
+
+/** Parses a string only when it holds a JSON object or array; any other value is returned as it is. */
+export function parseIfStructured(value: AttributeValue | undefined): unknown {
+  if (typeof value !== 'string') return value
+  const first = value.trimStart()[0]
+  if (first !== '{' && first !== '[') return value
+  try {
+    return JSON.parse(value)
+  } catch {
+    return value
+  }
+}

@@ -1,0 +1,20 @@
+import { type Span, StatusCode } from '../model/index.ts'
+import { readString } from './read-attribute.ts'
+
+/**
+ * The error message of a failed span (status ERROR): the status message, else the recorded
+ * `exception` event, else `error.message` / `error.type`. Undefined when the span did not fail.
+ */
+export function spanError(span: Span): string | undefined {
+  if (span.status.code !== StatusCode.ERROR) return undefined
+  if (span.status.message) return span.status.message
+  const exception = span.events.find((event) => event.name === 'exception')
+  const fromEvent = exception && readString(exception.attributes, 'exception.message')
+  return (
+    fromEvent ??
+    readString(span.attributes, 'error.message') ??
+    readString(span.attributes, 'exception.message') ??
+    readString(span.attributes, 'error.type') ??
+    'error'
+  )
+}

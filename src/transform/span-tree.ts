@@ -1,0 +1,70 @@
+import type { Span } from '../model/index.ts'
+
+/** The spans of one trace as a tree: lookup by id, children in start order, and the orphans. */
+export interface SpanTree {
+  byId: Map<string, Span>
+  /** Children of a span, earliest start first. */
+  children(spanId: string): Span[]
+  /** Spans without a parent id. */
+  roots: Span[]
+  /** Spans whose parent id names a span that is not in the trace. */
+  orphans: Span[]
+}
+
+/** Compares two decimal nanosecond strings numerically. */
+export function compareNanos(a: string, b: string): number {
+  const x = toBigInt(a)
+  const y = toBigInt(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** A decimal nanosecond string as epoch milliseconds (0 when unreadable). */
+export function nanosToMillis(nanos: string): number {
+  return Number(toBigInt(nanos) / 1_000_000n)
+}
+
+function toBigInt(nanos: string): bigint {
+  try {
+    return BigInt(nanos)
+  } catch {
+    return 0n
+  }
+}
+
+/** Orders spans by start time, then end time, then id (stable for identical timestamps). */
+export function byStart(a: Span, b: Span): number {
+  return (
+    compareNanos(a.startTimeUnixNano, b.startTimeUnixNano) ||
+    compareNanos(a.endTimeUnixNano, b.endTimeUnixNano) ||
+    (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0)
+  )
+}
+
+/**
+ * Builds the tree of one trace's spans. A span id seen twice (a replayed export) keeps the copy
+ * that ended last.
+ */
+export function buildSpanTree(spans: readonly Span[]): SpanTree {
+  const byId = new Map<string, Span>()
+  for (const span of spans) {
+    const known = byId.get(span.spanId)
+    if (!known || compareNanos(span.endTimeUnixNano, known.endTimeUnixNano) >= 0) byId.set(span.spanId, span)
+  }
+  const childrenOf = new Map<string, Span[]>()
+  const roots: Span[] = []
+  const orphans: Span[] = []
+  for (const span of byId.values()) {
+    const parentId = span.parentSpanId
+    if (!parentId) roots.push(span)
+    else if (!byId.has(parentId) || parentId === span.spanId) orphans.push(span)
+    else {
+      const list = childrenOf.get(parentId)
+      if (list) list.push(span)
+      else childrenOf.set(parentId, [span])
+    }
+  }
+  for (const list of childrenOf.values()) list.sort(byStart)
+  roots.sort(byStart)
+  orphans.sort(byStart)
+  return { byId, children: (spanId) => childrenOf.get(spanId) ?? [], roots, orphans }
+}

@@ -1,0 +1,144 @@
+import type { Span } from '../model/index.ts'
+import { readerFor } from './detect-convention.ts'
+import type { Notes } from './notes.ts'
+import { spanError } from './span-error.ts'
+import { compareNanos } from './span-tree.ts'
+
+/** One tool call of a run, joined from its tool span and the model messages that mention it. */
+export interface ToolCallRecord {
+  toolCallId: string
+  toolName: string
+  args: unknown
+  state: 'call' | 'result' | 'output-error'
+  result?: unknown
+  errorText?: string
+  /** When the call happened (tool span start, or the end of the model call that asked for it). */
+  timeUnixNano: string
+  /** Position among the calls the model made, when known. */
+  sequence: number
+}
+
+interface Draft {
+  toolCallId?: string
+  toolName?: string
+  args?: unknown
+  result?: unknown
+  hasResult: boolean
+  errorText?: string
+  timeUnixNano: string
+  sequence: number
+  fromSpan: boolean
+}
+
+/**
+ * Every tool call of a run in call order: tool spans (what the tool saw and returned) joined
+ * by tool-call id with the calls and results found in the model calls' messages, so calls
+ * without a span (provider-executed tools, missing spans) are kept too.
+ */
+export function collectToolCalls(
+  models: readonly Span[],
+  tools: readonly Span[],
+  notes: Notes,
+): ToolCallRecord[] {
+  const byId = new Map<string, Draft>()
+  const drafts: Draft[] = []
+  const results = new Map<string, { result: unknown; isError: boolean }>()
+  let sequence = 0
+
+  for (const model of models) {
+    const reader = readerFor(model)
+    if (!reader) continue
+    for (const message of reader.modelInput(model, notes) ?? []) {
+      for (const part of message.parts) {
+        if (part.type === 'tool-result' && part.toolCallId) {
+          results.set(part.toolCallId, { result: part.result, isError: part.isError === true })
+        }
+      }
+    }
+    for (const message of reader.modelOutput(model, notes) ?? []) {
+      for (const part of message.parts) {
+        if (part.type !== 'tool-call') continue
+        if (part.toolCallId && byId.has(part.toolCallId)) continue
+        const draft: Draft = {
+          toolName: part.toolName,
+          args: part.args,
+          hasResult: false,
+          timeUnixNano: model.endTimeUnixNano,
+          sequence: sequence++,
+          fromSpan: false,
+          ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
+        }
+        drafts.push(draft)
+        if (part.toolCallId) byId.set(part.toolCallId, draft)
+      }
+    }
+  }
+
+  for (const span of tools) {
+    const reader = readerFor(span)
+    if (!reader) continue
+    const call = reader.toolCall(span, notes)
+    const known = call.toolCallId ? byId.get(call.toolCallId) : undefined
+    const draft: Draft = known ?? {
+      hasResult: false,
+      timeUnixNano: span.startTimeUnixNano,
+      sequence: sequence++,
+      fromSpan: true,
+    }
+    if (!known) {
+      drafts.push(draft)
+      if (call.toolCallId) byId.set(call.toolCallId, draft)
+    }
+    draft.fromSpan = true
+    draft.timeUnixNano = span.startTimeUnixNano
+    draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
+    draft.toolName = call.toolName ?? draft.toolName
+    if (call.args !== undefined) draft.args = call.args
+    if (call.hasResult) {
+      draft.result = call.result
+      draft.hasResult = true
+    }
+    const error = spanError(span)
+    if (error !== undefined) draft.errorText = error
+  }
+
+  for (const draft of drafts) {
+    const fromModel = draft.toolCallId ? results.get(draft.toolCallId) : undefined
+    if (!fromModel || draft.errorText !== undefined) continue
+    if (fromModel.isError) draft.errorText = errorTextOf(fromModel.result)
+    else if (!draft.hasResult) {
+      draft.result = fromModel.result
+      draft.hasResult = true
+    }
+  }
+
+  drafts.sort((a, b) => compareNanos(a.timeUnixNano, b.timeUnixNano) || a.sequence - b.sequence)
+  return drafts.map((draft, index) => finish(draft, index, notes))
+}
+
+function errorTextOf(result: unknown): string {
+  if (typeof result === 'string') return result
+  try {
+    return JSON.stringify(result) ?? 'error'
+  } catch {
+    return 'error'
+  }
+}
+
+function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
+  const toolCallId = draft.toolCallId ?? `call-${index}`
+  const toolName = draft.toolName ?? 'unknown'
+  if (!draft.toolName) notes.add(`tool call ${toolCallId}: tool name not recorded`)
+  if (draft.args === undefined) notes.add(`tool call ${toolCallId} (${toolName}): arguments not recorded`)
+  const base = {
+    toolCallId,
+    toolName,
+    args: draft.args ?? {},
+    timeUnixNano: draft.timeUnixNano,
+    sequence: index,
+  }
+  if (draft.errorText !== undefined) return { ...base, state: 'output-error', errorText: draft.errorText }
+  if (draft.hasResult) return { ...base, state: 'result', result: draft.result }
+  notes.add(`tool call ${toolCallId} (${toolName}): result not recorded`)
+  return { ...base, state: 'call' }
+}
