@@ -447,6 +447,35 @@ describe('StreamErrorRetryProcessor delays', () => {
   })
 })
 
+describe('StreamErrorRetryProcessor as configured in the createScorer spec example', () => {
+  const isTransientNetworkError = (error: unknown) =>
+    error instanceof Error && /ECONNRESET|ETIMEDOUT|socket hang up/i.test(error.message)
+
+  it('retries transient network errors twice with exponential backoff and nothing else', async () => {
+    const { processor, sleeps } = recorded({
+      maxRetries: 2,
+      maxRetryAfterMs: 30_000,
+      delayMs: ({ retryCount }) => Math.min(1_000 * 2 ** retryCount, 30_000),
+      matchers: [isTransientNetworkError],
+      retryUnknownErrors: false,
+    })
+    const reset = new Error('read ECONNRESET')
+    expect(await processor.processAPIError(args(reset, 0))).toEqual({ retry: true })
+    expect(await processor.processAPIError(args(reset, 1))).toEqual({ retry: true })
+    expect(await processor.processAPIError(args(reset, 2))).toEqual({ retry: false })
+    expect(sleeps.map((s) => s.ms)).toEqual([1_000, 2_000])
+    for (const error of [apiError(401), apiError(400), new Error('maximum context length exceeded')]) {
+      expect(await processor.processAPIError(args(error))).toEqual({ retry: false })
+    }
+    expect(
+      await processor.processAPIError(args(apiError(429, { responseHeaders: { 'retry-after': '600' } }))),
+    ).toEqual({
+      retry: true,
+    })
+    expect(sleeps.at(-1)?.ms).toBe(30_000)
+  })
+})
+
 describe('StreamErrorRetryProcessor default sleep', () => {
   afterEach(() => {
     vi.useRealTimers()
