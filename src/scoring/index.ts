@@ -1,0 +1,56 @@
+/** The scoring stage: `createScorer`, its judge, and the helpers scorers use. */
+export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
+export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS } from './fence-untrusted.ts'
+export * from './filter-run.ts'
+export {
+  DEFAULT_MAX_PROCESSOR_RETRIES,
+  type JsonPromptInjection,
+  type JudgeConfig,
+  type JudgeModelSettings,
+  mergeJudgeConfig,
+  type StepJudgeConfig,
+} from './judge-config.ts'
+export * from './judge-governance.ts'
+export {
+  createJudgeLimiter,
+  type JudgeCallKey,
+  type JudgeLimiter,
+  type JudgeLimiterOptions,
+} from './judge-limiter.ts'
+export {
+  createEnvJudgeModelResolver,
+  type JudgeModel,
+  JudgeModelResolutionError,
+  type JudgeModelResolver,
+  type LanguageModelSource,
+} from './judge-model.ts'
+export {
+  JudgeFormatError,
+  JudgeRequestError,
+  JudgeTimeoutError,
+  ProcessorAbortError,
+  parseJsonAnswer,
+} from './judge-request.ts'
+export {
+  configureJudge,
+  defaultSupportsStructuredOutput,
+  getJudgeRuntime,
+  type JudgeRuntime,
+  setJudgeLimiter,
+  setJudgeModelResolver,
+} from './judge-runtime.ts'
+export { isNotScorable, type NotScorable, type NotScorableOutcome, notScorable } from './not-scorable.ts'
+export type { InferOutputSchema, OutputSchema } from './output-schema.ts'
+export type * from './processor.ts'
+export * from './redact.ts'
+export * from './registry.ts'
+export type { ScorerRunOptions } from './run-scorer.ts'
+export * from './sampling.ts'
+export { ScorerConfigError } from './scorer-config-error.ts'
+export type * from './scorer-result.ts'
+export type { PrepareRun, ScorerRun, ScorerTypeShortcuts, StepRun } from './scorer-run.ts'
+export { ScorerRunError, type ScorerRunResultSnapshot } from './scorer-run-error.ts'
+export type { ScorerStepName } from './scorer-step-name.ts'
+export type * from './step-types.ts'
+export * from './stream-error-retry-processor.ts'
+export * from './token-budget.ts'

@@ -1,0 +1,93 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
+import { createOpenAI } from '@ai-sdk/openai'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { LanguageModel } from 'ai'
+
+/** A language model instance (any AI SDK specification version). */
+export type JudgeModel = Exclude<LanguageModel, string>
+
+/** Turns a `'provider/model'` id into a model instance. */
+export type JudgeModelResolver = (modelId: string) => JudgeModel | Promise<JudgeModel>
+
+/** Anything with `languageModel(id)`, e.g. an AI SDK provider registry (`createProviderRegistry`). */
+export interface LanguageModelSource {
+  languageModel(modelId: string): JudgeModel
+}
+
+/** Raised when a judge model id cannot be resolved: names the provider and what is missing. */
+export class JudgeModelResolutionError extends Error {
+  override readonly name = 'JudgeModelResolutionError'
+  readonly code = 'JUDGE_MODEL_UNRESOLVED'
+}
+
+const WELL_KNOWN_COMPATIBLE: Record<string, string> = {
+  ollama: 'http://localhost:11434/v1',
+  lmstudio: 'http://localhost:1234/v1',
+}
+
+/**
+ * The default resolver: `openai/...` (OPENAI_API_KEY, OPENAI_BASE_URL), `anthropic/...`
+ * (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), and any OpenAI-compatible endpoint `<name>/...`
+ * configured by `<NAME>_BASE_URL` (+ optional `<NAME>_API_KEY`; `ollama` and `lmstudio` default
+ * to their local ports). Resolved models are cached per id.
+ */
+export function createEnvJudgeModelResolver(env: NodeJS.ProcessEnv = process.env): JudgeModelResolver {
+  const cache = new Map<string, JudgeModel>()
+  return (modelId) => {
+    const cached = cache.get(modelId)
+    if (cached) return cached
+    const model = resolveFromEnv(modelId, env)
+    cache.set(modelId, model)
+    return model
+  }
+}
+
+function resolveFromEnv(modelId: string, env: NodeJS.ProcessEnv): JudgeModel {
+  const slash = modelId.indexOf('/')
+  if (slash <= 0 || slash === modelId.length - 1) {
+    throw new JudgeModelResolutionError(
+      `Judge model '${modelId}' is not of the form 'provider/model' (e.g. 'openai/gpt-5-mini')`,
+    )
+  }
+  const provider = modelId.slice(0, slash)
+  const name = modelId.slice(slash + 1)
+  const prefix = provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')
+  const apiKey = env[`${prefix}_API_KEY`]
+  const baseURL = env[`${prefix}_BASE_URL`]
+  if (provider === 'openai' || provider === 'anthropic') {
+    if (!apiKey) {
+      throw new JudgeModelResolutionError(
+        `Judge model '${modelId}': provider '${provider}' needs ${prefix}_API_KEY in the environment`,
+      )
+    }
+    const create = provider === 'openai' ? createOpenAI : createAnthropic
+    return create({ apiKey, ...(baseURL ? { baseURL } : {}) })(name)
+  }
+  const compatibleURL = baseURL ?? WELL_KNOWN_COMPATIBLE[provider]
+  if (!compatibleURL) {
+    throw new JudgeModelResolutionError(
+      `Judge model '${modelId}': unknown provider '${provider}'. Use openai, anthropic, ollama, lmstudio, ` +
+        `set ${prefix}_BASE_URL for an OpenAI-compatible endpoint, or supply a resolver with setJudgeModelResolver()`,
+    )
+  }
+  return createOpenAICompatible({
+    name: provider,
+    baseURL: compatibleURL,
+    ...(apiKey ? { apiKey } : {}),
+  }).chatModel(name)
+}
+
+/** Normalizes what `setJudgeModelResolver` accepts into a resolver function. */
+export function toJudgeModelResolver(source: JudgeModelResolver | LanguageModelSource): JudgeModelResolver {
+  if (typeof source === 'function') return source
+  return (modelId) => {
+    // AI SDK registries separate provider and model with ':'; scorers use Mastra's '/'.
+    const slash = modelId.indexOf('/')
+    try {
+      return source.languageModel(modelId)
+    } catch (error) {
+      if (slash <= 0) throw error
+      return source.languageModel(`${modelId.slice(0, slash)}:${modelId.slice(slash + 1)}`)
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { type JudgeConfig, mergeJudgeConfig, type StepJudgeConfig } from './judge-config.ts'
+import { JudgeFormatError, JudgeRequestError, requestJudge } from './judge-request.ts'
+import type { JudgeRuntime } from './judge-runtime.ts'
+import { type OutputSchema, type ResolvedOutputSchema, resolveOutputSchema } from './output-schema.ts'
+import { ScorerConfigError } from './scorer-config-error.ts'
+import type { JudgeExecution, JudgeExecutionFailure } from './scorer-result.ts'
+import type { ScorerStepName } from './scorer-step-name.ts'
+
+/** A prompt object of any step, as stored by the builder. */
+export interface AnyPromptObject {
+  description: string
+  createPrompt: (context: any) => string | Promise<string>
+  outputSchema?: OutputSchema<any>
+  calculateScore?: (context: any) => number | Promise<number>
+  judge?: StepJudgeConfig
+}
+
+/** What a prompt step produced: the step result, the rendered prompt and the judge record. */
+export interface PromptStepOutcome {
+  result: unknown
+  prompt: string
+  execution: JudgeExecution
+}
+
+/** A prompt step whose judge request failed; carries the failed judge record when a call was made. */
+export class PromptStepError extends Error {
+  readonly original: unknown
+  readonly execution?: JudgeExecutionFailure
+  constructor(original: unknown, execution?: JudgeExecutionFailure) {
+    super(original instanceof Error ? original.message : String(original), { cause: original })
+    this.original = original
+    if (execution) this.execution = execution
+    this.name = original instanceof Error ? original.name : 'PromptStepError'
+  }
+}
+
+/** Mastra's fixed schema for prompt-mode generateScore without calculateScore. */
+const SCORE_SCHEMA = z.object({ score: z.number() })
+
+function schemaFor(name: ScorerStepName, step: AnyPromptObject): ResolvedOutputSchema | undefined {
+  if (name === 'generateReason') return undefined
+  if (name === 'generateScore') {
+    return resolveOutputSchema(step.calculateScore && step.outputSchema ? step.outputSchema : SCORE_SCHEMA)
+  }
+  return resolveOutputSchema(step.outputSchema!)
+}
+
+/** Runs a prompt-object step: renders the prompt, asks the judge, turns the answer into the step result. */
+export async function executePromptStep(options: {
+  scorerId: string
+  name: ScorerStepName
+  step: AnyPromptObject
+  context: Record<string, unknown>
+  scorerJudge: Partial<JudgeConfig> | undefined
+  runtime: JudgeRuntime
+  abortSignal?: AbortSignal
+}): Promise<PromptStepOutcome> {
+  const { name, step, context, runtime } = options
+  const startedAt = performance.now()
+  const prompt = await step.createPrompt(context)
+  const judge = mergeJudgeConfig(options.scorerJudge, step.judge)
+  if (!judge.model || !judge.instructions) {
+    throw new ScorerConfigError(
+      'MASTR_SCORER_FAILED_TO_RUN_MISSING_MODEL_OR_INSTRUCTIONS',
+      `Step "${name}" requires a model and instructions`,
+      { scorerId: options.scorerId, step: name },
+    )
+  }
+  const model = typeof judge.model === 'string' ? await runtime.resolveModel(judge.model) : judge.model
+  const base = { prompt, judgeModelId: model.modelId, judgeProvider: model.provider }
+  try {
+    const response = await requestJudge({
+      model,
+      judge: { ...judge, instructions: judge.instructions },
+      prompt,
+      schema: schemaFor(name, step),
+      runtime,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    })
+    let result: unknown = response.output
+    if (name === 'generateScore') {
+      result = step.calculateScore
+        ? await step.calculateScore({
+            ...context,
+            analyzeStepResult: response.output,
+            judgeOutput: response.output,
+          })
+        : (response.output as { score: number }).score
+    }
+    return {
+      result,
+      prompt,
+      execution: {
+        status: 'success',
+        ...base,
+        output: name === 'generateScore' && !step.calculateScore ? result : response.output,
+        usage: response.usage,
+        attemptCount: response.attemptCount,
+        modelCallCount: response.modelCallCount,
+        durationMs: Math.round(performance.now() - startedAt),
+      },
+    }
+  } catch (error) {
+    if (!(error instanceof JudgeRequestError)) throw error
+    const { telemetry } = error
+    const cause = error.cause
+    const code = error.code
+    const execution: JudgeExecutionFailure | undefined =
+      telemetry.attemptCount === 0
+        ? undefined
+        : {
+            status: 'failed',
+            ...base,
+            ...(Object.keys(telemetry.usage).length > 0 ? { usage: telemetry.usage } : {}),
+            attemptCount: telemetry.attemptCount,
+            modelCallCount: telemetry.modelCallCount,
+            durationMs: Math.round(performance.now() - startedAt),
+            ...finishReasonOf(cause, telemetry.finishReason),
+            ...(telemetry.rawOutput !== undefined ? { rawOutput: telemetry.rawOutput } : {}),
+            error: { name: error.name, message: error.message, ...(code ? { code } : {}) },
+          }
+    throw new PromptStepError(cause, execution)
+  }
+}
+
+/** A provider failure ends with `'error'` (as Mastra reports it); a format failure keeps the model's reason. */
+function finishReasonOf(cause: unknown, last: string | undefined): { finishReason?: string } {
+  if (!(cause instanceof JudgeFormatError)) return { finishReason: 'error' }
+  return last ? { finishReason: last } : {}
+}
