@@ -263,6 +263,7 @@ async function callModel(
   const settings = judge.modelSettings ?? {}
   // Resolves to `{ text, usage }` so a limiter can read the tokens a call used.
   const call = async () => {
+    request.abortSignal?.throwIfAborted()
     telemetry.modelCallCount++
     const timeout = AbortSignal.timeout(timeoutMs)
     const abortSignal = request.abortSignal ? AbortSignal.any([request.abortSignal, timeout]) : timeout
