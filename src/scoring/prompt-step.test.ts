@@ -114,7 +114,7 @@ describe('prompt-object steps', () => {
     expect(args?.analyzeStepResult).toEqual({ verdicts: ['yes', 'no', 'yes', 'yes'] })
     expect(args?.judgeOutput).toEqual({ verdicts: ['yes', 'no', 'yes', 'yes'] })
     expect(args?.results).toEqual({ analyzeStepResult: { fromAnalyze: true } })
-    expect((args?.run as { runId: string }).runId).toBe('r')
+    expect((args?.run as { runId: string } | undefined)?.runId).toBe('r')
     // The judge record keeps the answer calculateScore consumed; the result keeps the analyze step's own value.
     expect(result.judge?.generateScore?.executions[0]?.output).toEqual({
       verdicts: ['yes', 'no', 'yes', 'yes'],
