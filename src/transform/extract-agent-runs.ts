@@ -1,7 +1,7 @@
 import type { AgentRun, Span } from '../model/index.ts'
 import { isAgentRunSpan } from './agent-spans.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
-import type { ConventionReader } from './conventions/convention-reader.ts'
+import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
@@ -74,8 +74,10 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
     notes.add('agent span has not ended')
   }
 
-  const identity = reader.identity(agent)
-  const { models, tools } = collectRunSpans(tree, agent, adopted)
+  const metadata = reader.metadata(agent, notes)
+  const identity = resolveIdentity(reader.identity(agent), metadata)
+  const runSpans = collectRunSpans(tree, agent, adopted)
+  const { models } = runSpans
   const firstModel = models[0]
   const conversation = splitConversation(
     {
@@ -85,12 +87,11 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
     },
     notes,
   )
-  const toolCalls = collectToolCalls(models, tools, notes)
+  const toolCalls = collectToolCalls(runSpans, notes)
   const error = spanError(agent)
   if (error !== undefined) notes.add(`agent run failed: ${error}`)
   const finalText = pickFinalText(reader, agent, models, error !== undefined, notes)
 
-  const metadata = reader.metadata(agent, notes)
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
   const context: MessageContext = {
@@ -131,6 +132,7 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
       buildOutputMessage({
         toolCalls,
         finalText,
+        finalStep: runSpans.steps.length > 0 ? runSpans.steps.length - 1 : undefined,
         id: `${agent.spanId}-output-0`,
         createdAt: new Date(endMs),
         context,
@@ -174,6 +176,25 @@ function pickFinalText(
   if (fromModel) return lastText(fromModel) ?? ''
   notes.add('final text not recorded (content capture off?)')
   return ''
+}
+
+/**
+ * Fills what the convention does not record: the conversation id from application metadata
+ * (`conversationId`, `threadId`, `chatId`), and the agent id from the agent name (AI SDK
+ * `functionId`, OpenInference `agent.name`) when there is no separate id.
+ */
+function resolveIdentity(identity: AgentIdentity, metadata: Record<string, unknown>): AgentIdentity {
+  const conversationId =
+    identity.conversationId ??
+    stringOf(metadata.conversationId) ??
+    stringOf(metadata.threadId) ??
+    stringOf(metadata.chatId)
+  const agentId = identity.agentId ?? identity.agentName
+  return {
+    ...identity,
+    ...(agentId ? { agentId } : {}),
+    ...(conversationId ? { conversationId } : {}),
+  }
 }
 
 function stringOf(value: unknown): string | undefined {

@@ -34,7 +34,12 @@ function stored(
   { id, createdAt, context }: { id: string; createdAt: Date; context: MessageContext },
 ): MastraDBMessage {
   const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []))
-  const invocations = parts.flatMap((part) => (part.type === 'tool-invocation' ? [part.toolInvocation] : []))
+  // Like Mastra's legacy (AI SDK v4) mirror, which has no state for a failed call.
+  const invocations = parts.flatMap((part) =>
+    part.type === 'tool-invocation' && part.toolInvocation.state !== 'output-error'
+      ? [part.toolInvocation]
+      : [],
+  )
   const content: MastraMessageContentV2 = { format: 2, parts }
   if (texts.length > 0) content.content = role === 'assistant' ? texts[texts.length - 1]! : texts.join('\n')
   if (invocations.length > 0) content.toolInvocations = invocations
@@ -121,24 +126,40 @@ export function toMastraMessages(
 }
 
 /**
- * The response of a run as one assistant message: every tool call in call order as
- * `tool-invocation` parts, then the final text.
+ * The response of a run as one assistant message, laid out as Mastra stores a turn: every
+ * tool call in call order as `tool-invocation` parts, then the final text, with a `step-start`
+ * part where a new step of the agent loop begins.
  */
 export function buildOutputMessage({
   toolCalls,
   finalText,
+  finalStep,
   id,
   createdAt,
   context,
 }: {
   toolCalls: readonly ToolCallRecord[]
   finalText: string
+  /** The step that produced the final text (the last one). */
+  finalStep: number | undefined
   id: string
   createdAt: Date
   context: MessageContext
 }): MastraDBMessage {
-  const parts: MastraMessagePart[] = toolCalls.map((call) => toolPart(toToolInvocation(call)))
-  if (finalText.length > 0) parts.push({ type: 'text', text: finalText })
+  const parts: MastraMessagePart[] = []
+  let step: number | undefined
+  const enter = (next: number | undefined) => {
+    if (step !== undefined && next !== undefined && next !== step) parts.push({ type: 'step-start' })
+    if (next !== undefined) step = next
+  }
+  for (const call of toolCalls) {
+    enter(call.step)
+    parts.push(toolPart(toToolInvocation(call)))
+  }
+  if (finalText.length > 0) {
+    enter(finalStep)
+    parts.push({ type: 'text', text: finalText })
+  }
   const message = stored('assistant', parts, { id, createdAt, context })
   message.content.content = finalText
   return message

@@ -1,21 +1,32 @@
 import type { Span } from '../model/index.ts'
 import { spanRole } from './detect-convention.ts'
-import { byStart, type SpanTree } from './span-tree.ts'
+import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
 
 /** The spans that belong to one agent run, each list earliest start first. */
 export interface RunSpans {
   models: Span[]
   tools: Span[]
+  /**
+   * The steps of the agent loop: step spans when the convention has them (GenAI `agent_step`,
+   * Mastra `model_step`), else the model calls themselves.
+   */
+  steps: Span[]
+  /** The step a span belongs to (its nearest step ancestor, or itself), if any. */
+  stepOf(span: Span): number | undefined
+  /** The last step that started at or before a time. */
+  stepAt(timeUnixNano: string): number | undefined
 }
 
 /**
- * Collects the model and tool spans anywhere under an agent span, stopping at nested agent
- * spans (they are runs of their own; the tool span that called them stays in this run).
- * `adopted` are extra subtrees whose parent is missing but which belong to this run.
+ * Collects the spans anywhere under an agent span, stopping at nested agent spans (they are
+ * runs of their own; the tool span that called them stays in this run). `adopted` are extra
+ * subtrees whose parent is missing but which belong to this run.
  */
 export function collectRunSpans(tree: SpanTree, agent: Span, adopted: readonly Span[] = []): RunSpans {
   const models: Span[] = []
   const tools: Span[] = []
+  const stepSpans: Span[] = []
+  const parentOf = new Map<string, string>()
   const visited = new Set<string>([agent.spanId])
   const stack: Span[] = [...tree.children(agent.spanId), ...adopted]
   while (stack.length > 0) {
@@ -26,9 +37,37 @@ export function collectRunSpans(tree: SpanTree, agent: Span, adopted: readonly S
     if (role === 'agent') continue
     if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
-    stack.push(...tree.children(span.spanId))
+    else if (role === 'step') stepSpans.push(span)
+    for (const child of tree.children(span.spanId)) {
+      parentOf.set(child.spanId, span.spanId)
+      stack.push(child)
+    }
   }
-  return { models: models.sort(byStart), tools: tools.sort(byStart) }
+  models.sort(byStart)
+  tools.sort(byStart)
+  const steps = (stepSpans.length > 0 ? stepSpans : models).sort(byStart)
+  const index = new Map(steps.map((step, position) => [step.spanId, position]))
+  return {
+    models,
+    tools,
+    steps,
+    stepOf(span) {
+      let id: string | undefined = span.spanId
+      while (id !== undefined) {
+        const position = index.get(id)
+        if (position !== undefined) return position
+        id = parentOf.get(id)
+      }
+      return undefined
+    },
+    stepAt(timeUnixNano) {
+      let found: number | undefined
+      steps.forEach((step, position) => {
+        if (compareNanos(step.startTimeUnixNano, timeUnixNano) <= 0) found = position
+      })
+      return found
+    },
+  }
 }
 
 /** The nearest enclosing agent-run span of a span, if its ancestors are all present. */

@@ -1,6 +1,6 @@
-import type { Span } from '../model/index.ts'
 import { readerFor } from './detect-convention.ts'
 import type { Notes } from './notes.ts'
+import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
 
@@ -14,8 +14,10 @@ export interface ToolCallRecord {
   errorText?: string
   /** When the call happened (tool span start, or the end of the model call that asked for it). */
   timeUnixNano: string
-  /** Position among the calls the model made, when known. */
+  /** Position among the calls of the run. */
   sequence: number
+  /** The agent-loop step that made the call, when known. */
+  step?: number
 }
 
 interface Draft {
@@ -27,7 +29,7 @@ interface Draft {
   errorText?: string
   timeUnixNano: string
   sequence: number
-  fromSpan: boolean
+  step?: number
 }
 
 /**
@@ -35,11 +37,8 @@ interface Draft {
  * by tool-call id with the calls and results found in the model calls' messages, so calls
  * without a span (provider-executed tools, missing spans) are kept too.
  */
-export function collectToolCalls(
-  models: readonly Span[],
-  tools: readonly Span[],
-  notes: Notes,
-): ToolCallRecord[] {
+export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] {
+  const { models, tools } = run
   const byId = new Map<string, Draft>()
   const drafts: Draft[] = []
   const results = new Map<string, { result: unknown; isError: boolean }>()
@@ -65,7 +64,7 @@ export function collectToolCalls(
           hasResult: false,
           timeUnixNano: model.endTimeUnixNano,
           sequence: sequence++,
-          fromSpan: false,
+          ...stepField(run.stepOf(model)),
           ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
         }
         drafts.push(draft)
@@ -83,14 +82,14 @@ export function collectToolCalls(
       hasResult: false,
       timeUnixNano: span.startTimeUnixNano,
       sequence: sequence++,
-      fromSpan: true,
     }
     if (!known) {
       drafts.push(draft)
       if (call.toolCallId) byId.set(call.toolCallId, draft)
     }
-    draft.fromSpan = true
     draft.timeUnixNano = span.startTimeUnixNano
+    const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
+    if (step !== undefined) draft.step = step
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
     draft.toolName = call.toolName ?? draft.toolName
     if (call.args !== undefined) draft.args = call.args
@@ -116,6 +115,10 @@ export function collectToolCalls(
   return drafts.map((draft, index) => finish(draft, index, notes))
 }
 
+function stepField(step: number | undefined): { step?: number } {
+  return step === undefined ? {} : { step }
+}
+
 function errorTextOf(result: unknown): string {
   if (typeof result === 'string') return result
   try {
@@ -136,6 +139,7 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
     args: draft.args ?? {},
     timeUnixNano: draft.timeUnixNano,
     sequence: index,
+    ...stepField(draft.step),
   }
   if (draft.errorText !== undefined) return { ...base, state: 'output-error', errorText: draft.errorText }
   if (draft.hasResult) return { ...base, state: 'result', result: draft.result }

@@ -2,8 +2,11 @@ import type { Convention, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 
-/** What a span is to an agent run: the run itself, a model call, a tool call, or anything else. */
-export type SpanRole = 'agent' | 'model' | 'tool' | 'other'
+/**
+ * What a span is to an agent run: the run itself, a model call, a tool call, one step of the
+ * agent loop (a model call and the tools it asked for), or anything else.
+ */
+export type SpanRole = 'agent' | 'model' | 'tool' | 'step' | 'other'
 
 /** Who ran: the agent and the conversation it belongs to. */
 export interface AgentIdentity {

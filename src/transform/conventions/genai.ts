@@ -31,6 +31,7 @@ export const genAiReader: ConventionReader = {
     const operation = readString(span.attributes, 'gen_ai.operation.name')
     if (operation === 'invoke_agent') return 'agent'
     if (operation === 'execute_tool') return 'tool'
+    if (operation === 'agent_step') return 'step'
     if (operation && MODEL_OPERATIONS.has(operation)) return 'model'
     if (!operation && hasGenAiEvents(span)) return 'model'
     return 'other'

@@ -69,6 +69,7 @@ export const mastraReader: ConventionReader = {
     if (type === 'agent_run') return 'agent'
     if (MODEL_TYPES.has(type)) return 'model'
     if (TOOL_TYPES.has(type)) return 'tool'
+    if (type === 'model_step') return 'step'
     return 'other'
   },
   identity(span) {

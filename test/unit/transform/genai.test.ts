@@ -136,7 +136,7 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     expect(input.taggedSystemMessages).toEqual({})
   })
 
-  it('puts every tool call, then the final text, into one assistant message', () => {
+  it('puts every tool call, then the final text, into one assistant message, steps marked as Mastra does', () => {
     const [message] = extractAgentRuns(aiSdk7Trace())[0]!.output
     expect(message!.role).toBe('assistant')
     expect(message!.content.parts).toEqual([
@@ -160,10 +160,12 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
           errorText: 'Rome is offline',
         },
       },
+      { type: 'step-start' },
       { type: 'text', text: 'Paris is sunny.' },
     ])
     expect(message!.content.content).toBe('Paris is sunny.')
-    expect(message!.content.toolInvocations?.map((t) => t.toolCallId)).toEqual(['call_1', 'call_2'])
+    // Mastra's legacy mirror has no state for a failed call, so only call_1 is mirrored.
+    expect(message!.content.toolInvocations?.map((t) => t.toolCallId)).toEqual(['call_1'])
   })
 
   it('gives messages the MastraDBMessage shape', () => {

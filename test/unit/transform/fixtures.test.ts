@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest'
+import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
+import type { AgentRun, MastraDBMessage } from '../../../src/model/index.ts'
+import { extractAgentRuns, findAgentSpans } from '../../../src/transform/index.ts'
+import { type GroundTruthRun, listFixtures, loadFixture, type TruthMessage } from '../../fixtures/index.ts'
+
+const CONVENTION_OF_TRUTH = {
+  genai: 'genai',
+  'genai-events': 'genai',
+  'ai-sdk-legacy': 'ai-sdk',
+  mastra: 'mastra',
+  openinference: 'openinference',
+} as const
+
+function textOf(message: MastraDBMessage): string {
+  if (typeof message.content.content === 'string') return message.content.content
+  return message.content.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
+}
+
+function messages(list: MastraDBMessage[]): TruthMessage[] {
+  return list.map((message) => ({ role: message.role as TruthMessage['role'], text: textOf(message) }))
+}
+
+/** The tool calls of a run in the ground truth's shape, read from the output's tool parts. */
+function toolCalls(run: AgentRun) {
+  return run.output.flatMap((message) =>
+    message.content.parts.flatMap((part) => {
+      if (part.type !== 'tool-invocation') return []
+      const call = part.toolInvocation
+      return [
+        {
+          id: call.toolCallId,
+          name: call.toolName,
+          args: call.args,
+          ...(call.state === 'result' ? { result: call.result } : {}),
+          ...(call.state === 'output-error' ? { error: call.errorText } : {}),
+        },
+      ]
+    }),
+  )
+}
+
+function expectRunMatches(
+  run: AgentRun,
+  truth: GroundTruthRun,
+  runs: AgentRun[],
+  truths: GroundTruthRun[],
+): void {
+  expect(run.agentName).toBe(truth.agentName)
+  if (truth.agentId) expect(run.agentId).toBe(truth.agentId)
+  expect(run.status).toBe(truth.status)
+  if (truth.parentAgentName) {
+    const parent = runs.find((candidate) => candidate.agentName === truth.parentAgentName)
+    expect(run.parentRunSpanId).toBe(parent?.spanId)
+    // A sub-agent run inherits its caller's thread (Mastra copies the metadata to child spans).
+    const parentTruth = truths.find((candidate) => candidate.agentName === truth.parentAgentName)
+    expect([truth.conversationId, parentTruth?.conversationId]).toContain(run.conversationId)
+  } else {
+    expect(run.parentRunSpanId).toBeUndefined()
+    expect(run.conversationId).toBe(truth.conversationId)
+  }
+  if (truth.instructions !== undefined) {
+    expect(run.input.systemMessages).toEqual([{ role: 'system', content: truth.instructions }])
+  }
+  expect(messages(run.input.inputMessages)).toEqual(truth.input)
+  expect(messages(run.input.rememberedMessages)).toEqual(truth.history)
+  expect(toolCalls(run)).toEqual(truth.toolCalls)
+  expect(run.output).toHaveLength(1)
+  expect(run.output[0]!.role).toBe('assistant')
+  expect(run.output[0]!.content.content).toBe(truth.finalText)
+  if (truth.resourceId && !truth.parentAgentName) {
+    for (const message of [...run.input.inputMessages, ...run.output])
+      expect(message.resourceId).toBe(truth.resourceId)
+  }
+}
+
+describe('extractAgentRuns on generated fixtures', () => {
+  const entries = listFixtures()
+
+  it('has fixtures from real instrumentation libraries to check against', () => {
+    expect(entries.length).toBeGreaterThan(0)
+  })
+
+  describe.each(entries.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
+    const fixture = loadFixture(entry)
+    const spans = decodeOtlpTraces(fixture.proto, 'otlp_proto')
+    const runs = extractAgentRuns(spans)
+
+    it('finds one run per agent turn, in start order', () => {
+      expect(runs.map((run) => run.agentName)).toEqual(fixture.truth.runs.map((run) => run.agentName))
+      expect(findAgentSpans(spans).map((span) => span.spanId)).toEqual(runs.map((run) => run.spanId))
+    })
+
+    it('recognises the convention', () => {
+      for (const run of runs) expect(run.convention).toBe(CONVENTION_OF_TRUTH[fixture.truth.convention])
+    })
+
+    it.each(fixture.truth.runs.map((truth, index) => [truth.agentName ?? `run ${index}`, index] as const))(
+      'rebuilds run %s as the ground truth says',
+      (_agent, index) => {
+        expectRunMatches(runs[index]!, fixture.truth.runs[index]!, runs, fixture.truth.runs)
+      },
+    )
+
+    it('gives the same runs from the OTLP/JSON form', () => {
+      expect(extractAgentRuns(decodeOtlpTraces(fixture.json, 'otlp_json'))).toEqual(runs)
+    })
+  })
+})
