@@ -166,6 +166,16 @@ describe('decodeOtlpProto on generated requests', () => {
     })
   })
 
+  it('decodes thousands of distinct, similar keys and values correctly on repeated decodes (string caches)', () => {
+    const attributes: [string, GenValue][] = Array.from({ length: 5000 }, (_, i) => [
+      `key.${String(i).padStart(5, '0')}`,
+      { t: 'string', v: `value-${String(i % 977).padStart(4, '0')}-ü` },
+    ])
+    const payload = encodeProto(oneSpan({ attributes }))
+    const want = expectedSpans(oneSpan({ attributes }))
+    for (let pass = 0; pass < 3; pass++) expect(decodeOtlpProto(payload)).toEqual(want)
+  })
+
   it('stores a "__proto__" key as an own property without touching the prototype', () => {
     const [span] = decodeOtlpProto(
       encodeProto(oneSpan({ attributes: [['__proto__', { t: 'string', v: 'x' }]] })),

@@ -344,7 +344,7 @@ function readKeyValue(r: ProtobufReader, end: number, target: Attributes, depth:
   let value: AttributeValue = null
   while (r.pos < end) {
     const tag = r.tag(end)
-    if (tag === KV_KEY) key = r.string(r.lengthEnd(end))
+    if (tag === KV_KEY) key = r.key(r.lengthEnd(end))
     else if (tag === KV_VALUE) value = readAnyValue(r, r.lengthEnd(end), depth)
     else r.skip(tag, end)
   }

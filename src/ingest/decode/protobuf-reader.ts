@@ -1,4 +1,5 @@
 import { OtlpDecodeError } from './decode-error.ts'
+import { StringCache } from './string-cache.ts'
 
 /** Protobuf wire types. */
 export const WireType = {
@@ -10,13 +11,23 @@ export const WireType = {
   FIXED32: 5,
 } as const
 
-const HEX_BYTE: string[] = []
-for (let i = 0; i < 256; i++) HEX_BYTE.push(i.toString(16).padStart(2, '0'))
+/** Node's native slice decoders (what `Buffer#toString` calls after its argument checks). */
+interface NativeSlices {
+  utf8Slice(start: number, end: number): string
+  hexSlice(start: number, end: number): string
+}
 
-const utf8 = new TextDecoder('utf-8')
+/** Attribute keys: few distinct ones, all repeated; held internalized (V8's form for property keys). */
+const keyCache = new StringCache(10, 64)
+/** Short string values and names: many repeat (operation names, models, routes, methods). */
+const valueCache = new StringCache(12, 32)
 
-/** Strings up to this many bytes are decoded in JS when ASCII; longer ones go to the native decoder. */
-const SHORT_STRING = 32
+/** Returns the internalized form of `s` (the one V8 uses for property keys). */
+function internalize(s: string): string {
+  const holder: Record<string, number> = {}
+  holder[s] = 0
+  return Object.keys(holder)[0] ?? s
+}
 
 /**
  * A cursor over protobuf wire-format bytes with the primitives the OTLP message decoders need.
@@ -30,10 +41,12 @@ export class ProtobufReader {
   lo = 0
   hi = 0
   private readonly view: DataView
+  private readonly native: NativeSlices
 
   constructor(buf: Uint8Array) {
     this.buf = buf
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
+    this.native = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength) as unknown as NativeSlices
   }
 
   /** Reads a varint that must fit in 32 bits (tags, lengths); returns it unsigned. */
@@ -151,30 +164,39 @@ export class ProtobufReader {
 
   /** Decodes bytes `pos..end` as UTF-8 (invalid sequences become U+FFFD) and moves past them. */
   string(end: number): string {
-    const buf = this.buf
     const start = this.pos
     this.pos = end
     const len = end - start
-    if (len <= SHORT_STRING) {
-      if (len === 0) return ''
-      let s = ''
-      for (let i = start; i < end; i++) {
-        const c = buf[i]!
-        if (c >= 0x80) return utf8.decode(buf.subarray(start, end))
-        s += String.fromCharCode(c)
-      }
-      return s
-    }
-    return utf8.decode(buf.subarray(start, end))
+    if (len === 0) return ''
+    if (len > valueCache.maxBytes) return this.native.utf8Slice(start, end)
+    const slot = valueCache.find(this.buf, start, end)
+    if (slot >= 0) return valueCache.get(slot)
+    const value = this.native.utf8Slice(start, end)
+    valueCache.store(-1 - slot, this.buf, start, end, value)
+    return value
+  }
+
+  /**
+   * Like {@link string}, for attribute keys, from a separate cache that returns internalized
+   * strings, so the property stores that follow take V8's fast path.
+   */
+  key(end: number): string {
+    const start = this.pos
+    const len = end - start
+    if (len > keyCache.maxBytes || len === 0) return this.string(end)
+    this.pos = end
+    const slot = keyCache.find(this.buf, start, end)
+    if (slot >= 0) return keyCache.get(slot)
+    const key = internalize(this.native.utf8Slice(start, end))
+    keyCache.store(-1 - slot, this.buf, start, end, key)
+    return key
   }
 
   /** Lowercase hex of bytes `pos..end`, moving past them. */
   hex(end: number): string {
-    const buf = this.buf
-    let s = ''
-    for (let i = this.pos; i < end; i++) s += HEX_BYTE[buf[i]!]
+    const start = this.pos
     this.pos = end
-    return s
+    return this.native.hexSlice(start, end)
   }
 
   /** A copy of bytes `pos..end` (so the result does not keep the whole payload alive), moving past them. */
