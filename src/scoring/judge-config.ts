@@ -1,4 +1,4 @@
-import type { LanguageModel } from 'ai'
+import type { JudgeModel } from './judge-model.ts'
 import type { Processor } from './processor.ts'
 
 /**
@@ -11,7 +11,7 @@ export type JsonPromptInjection = boolean | 'system' | 'inline' | 'auto'
 /** The judge of a scorer (`createScorer({ judge })`): model, system prompt and request policy. */
 export interface JudgeConfig {
   /** An AI SDK language model, or a `'provider/model'` id resolved by the judge model resolver. */
-  model: LanguageModel
+  model: string | JudgeModel
   /** The judge's system prompt. */
   instructions: string
   jsonPromptInjection?: JsonPromptInjection
