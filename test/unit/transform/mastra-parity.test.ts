@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
 import type { AgentRun } from '../../../src/model/index.ts'
 import { extractAgentRuns, spanRole } from '../../../src/transform/index.ts'
-import { type Fixture, listFixtures, loadFixture, type MastraScoreTruth } from '../../fixtures/index.ts'
+import type { MastraScoreTruth } from '../../fixtures/ground-truth.ts'
+import { type Fixture, listFixtures, loadFixture } from '../../fixtures/index.ts'
 
 type Recorded = MastraScoreTruth & { options?: Record<string, unknown> }
 
