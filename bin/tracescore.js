@@ -1,7 +1,5 @@
 #!/usr/bin/env node
-// The `tracescore` command. Runs the built CLI (dist/, made by `npm run build`, which `npm ci`
-// runs through `prepare`).
-import('../dist/cli.js').catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+// The `tracescore` command: runs the built CLI (dist/, built by `npm ci` through `prepare`).
+import { main } from '../dist/cli.js'
+
+process.exitCode = await main(process.argv.slice(2))

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, resolveConfig, type TracescoreConfig } from './config/index.ts'
+import { filterKafkajsTimeoutWarning } from './ops/kafkajs-warning-filter.ts'
+import { packageRoot } from './package-root.ts'
+
+const USAGE = `tracescore — scores AI-agent traces from Kafka and writes the scores back into the traces
+
+Usage:
+  tracescore run [--config FILE]             consume the topic, score agent runs, deliver scores
+  tracescore score FILE... [--config FILE]   score OTLP files (protobuf, JSON, or Collector JSON lines);
+                                             prints one JSON line per score
+  tracescore demo [--runs N]                 local broker + generated agent traffic + scores shown
+  tracescore --version | --help
+
+Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
+defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_LOG_LEVEL, OTEL_EXPORTER_OTLP_*.`
+
+/** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
+export async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {
+  if (file) {
+    if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`)
+    return loadConfig(resolve(file))
+  }
+  const local = resolve('config/tracescore.config.ts')
+  if (existsSync(local)) return loadConfig(local)
+  const embedded = resolve(packageRoot, 'config/tracescore.config.ts')
+  if (existsSync(embedded)) return loadConfig(embedded)
+  return resolveConfig({})
+}
+
+/** Runs the command line; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  filterKafkajsTimeoutWarning()
+  const [command, ...rest] = argv
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE)
+    return command ? 0 : 1
+  }
+  if (command === '--version' || command === '-v') {
+    const pkg = JSON.parse(await readFile(resolve(packageRoot, 'package.json'), 'utf8'))
+    console.log(pkg.version)
+    return 0
+  }
+  try {
+    switch (command) {
+      case 'run': {
+        const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } } })
+        const config = await loadCliConfig(values.config)
+        const { runService } = await import('./commands/run.ts')
+        return await runService(config)
+      }
+      case 'score': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { config: { type: 'string', short: 'c' } },
+        })
+        if (positionals.length === 0) throw new UsageError('score needs at least one OTLP file')
+        const config = await loadCliConfig(values.config)
+        const { scoreFiles } = await import('./commands/score.ts')
+        return await scoreFiles(positionals, config)
+      }
+      case 'demo': {
+        const { values } = parseArgs({ args: rest, options: { runs: { type: 'string' } } })
+        const runs = values.runs === undefined ? undefined : Number(values.runs)
+        if (runs !== undefined && !(Number.isInteger(runs) && runs > 0)) {
+          throw new UsageError('--runs expects a positive integer')
+        }
+        const { runDemo } = await import('./commands/demo.ts')
+        return await runDemo({ runs })
+      }
+      default:
+        throw new UsageError(`unknown command: ${command}`)
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`tracescore: ${error.message}`)
+      return error.exitCode
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`tracescore: ${(error as Error).message}\n\n${USAGE}`)
+      return 2
+    }
+    console.error(`tracescore: ${(error as Error).stack ?? error}`)
+    return 1
+  }
+}
+
+class UsageError extends Error {}
+
+const invokedDirectly = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)
+if (invokedDirectly || process.env.TRACESCORE_CLI === '1') {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code
+  })
+}

@@ -1,0 +1,134 @@
+import { Kafka, logLevel } from 'kafkajs'
+import type { TracescoreConfig } from './config/index.ts'
+import { createKafkaSource, type KafkaSource, type KafkaSourceStats } from './ingest/kafka-source.ts'
+import { createLogger, type Logger } from './ops/logger.ts'
+import { createMetrics, type Metrics } from './ops/metrics.ts'
+import { scoreTrace } from './score-trace.ts'
+import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
+import { TokenBudget } from './scoring/token-budget.ts'
+import { createSinks, type Sink, type SinkConfig } from './sink/index.ts'
+import { isAgentRunSpan } from './transform/index.ts'
+
+/** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
+export interface Pipeline {
+  start(): Promise<void>
+  /** Drains in-flight runs, commits what the sinks acknowledged, closes the sinks. */
+  stop(): Promise<void>
+  /** Counters of the source (records, spans, traces, dead letters, commits...). */
+  stats(): KafkaSourceStats
+  readonly metrics: Metrics
+}
+
+/** What the pipeline may be given instead of building it from the configuration. */
+export interface PipelineDeps {
+  logger?: Logger
+  metrics?: Metrics
+  /** Extra sinks, delivered to along with the configured ones (the demo's summary uses this). */
+  extraSinks?: Sink[]
+  now?: () => number
+}
+
+/** The sink list the configuration asks for. */
+export function sinkConfigsOf(config: TracescoreConfig): SinkConfig[] {
+  const { otlp, kafka, phoenix, langfuse, stdout } = config.sinks
+  const list: SinkConfig[] = []
+  if (otlp !== false) list.push({ type: 'otlp', ...otlp })
+  if (kafka) list.push({ type: 'kafka', brokers: config.kafka.brokers, topic: kafka.topic })
+  if (phoenix) list.push({ type: 'phoenix', ...phoenix })
+  if (langfuse) list.push({ type: 'langfuse', ...langfuse })
+  if (stdout) list.push({ type: 'jsonl' })
+  return list
+}
+
+/** The kafkajs client for the configured brokers, TLS and SASL. */
+export function kafkaClientOf(config: TracescoreConfig): Kafka {
+  const { brokers, clientId, ssl, sasl } = config.kafka
+  return new Kafka({ clientId, brokers, ssl, ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN })
+}
+
+/** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */
+export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}): Pipeline {
+  const logger = deps.logger ?? createLogger(config.log.level)
+  const metrics = deps.metrics ?? createMetrics()
+  const sinks = createSinks([...sinkConfigsOf(config), ...(deps.extraSinks ?? [])])
+  const budgets = Object.fromEntries(
+    Object.entries(config.scorers).flatMap(([name, e]) =>
+      e.dailyTokenBudget ? [[name, e.dailyTokenBudget]] : [],
+    ),
+  )
+  const budget = new TokenBudget(budgets, deps.now)
+  configureJudgeFromConfig(config)
+
+  const source: KafkaSource = createKafkaSource({
+    kafka: kafkaClientOf(config),
+    groupId: config.kafka.groupId,
+    topic: config.kafka.topic,
+    fromBeginning: config.kafka.fromBeginning,
+    encoding: config.kafka.encoding,
+    deadLetterTopic: config.kafka.deadLetterTopic,
+    ...config.assembly,
+    isAgentRunSpan,
+    logger,
+    now: deps.now,
+    onTrace: async (trace) => {
+      const { records, decisions } = await scoreTrace(trace.spans, {
+        scorers: config.scorers,
+        budget,
+        metrics,
+        now: deps.now,
+      })
+      for (const d of decisions)
+        logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
+      if (records.length === 0) return
+      try {
+        await sinks.deliver(records)
+        metrics.sinkDeliveries.inc({ sink: 'all', result: 'delivered' }, records.length)
+      } catch (error) {
+        metrics.sinkDeliveries.inc({ sink: 'all', result: 'failed' }, records.length)
+        logger.warn({ err: error, traceId: trace.traceId }, 'score delivery failed; offsets held, will retry')
+        throw error
+      }
+    },
+  })
+
+  // Source counters become Prometheus counters/gauges at scrape time.
+  let last = source.stats()
+  const refresh = () => {
+    const now = source.stats()
+    metrics.records.inc(now.records - last.records)
+    metrics.spans.inc(now.spans - last.spans)
+    metrics.deadLetters.inc(now.deadLetters - last.deadLetters)
+    metrics.lateSpans.inc(now.lateSpans - last.lateSpans)
+    metrics.traces.inc({ complete: 'true' }, now.tracesReleased - last.tracesReleased)
+    metrics.bufferedSpans.set(now.bufferedSpans)
+    last = now
+  }
+  const originalMetrics = metrics.registry.metrics.bind(metrics.registry)
+  metrics.registry.metrics = async () => {
+    refresh()
+    return originalMetrics()
+  }
+
+  return {
+    metrics,
+    stats: () => source.stats(),
+    async start() {
+      logger.info(
+        {
+          brokers: config.kafka.brokers,
+          topic: config.kafka.topic,
+          groupId: config.kafka.groupId,
+          scorers: Object.keys(config.scorers),
+        },
+        'tracescore starting',
+      )
+      await source.start()
+    },
+    async stop() {
+      await source.stop()
+      await sinks.close()
+      refresh()
+      logger.info({ stats: source.stats() }, 'tracescore stopped')
+    },
+  }
+}

@@ -1,0 +1,63 @@
+import type { ScorerEntry } from './config/schema.ts'
+import type { AgentRun, ScoreRecord, Span } from './model/index.ts'
+import type { Metrics } from './ops/metrics.ts'
+import { type Decision, scoreRun } from './scoring/registry.ts'
+import type { TokenBudget } from './scoring/token-budget.ts'
+import { extractAgentRuns } from './transform/index.ts'
+
+/** What scoring one trace produced: its agent runs, every decision, and the records for the sinks. */
+export interface TraceScores {
+  runs: AgentRun[]
+  decisions: Decision[]
+  records: ScoreRecord[]
+}
+
+/** Everything `scoreTrace` needs besides the spans. */
+export interface ScoreTraceOptions {
+  scorers: Record<string, ScorerEntry>
+  budget?: TokenBudget
+  metrics?: Metrics
+  now?: () => number
+}
+
+/** Transform + scoring for one assembled trace: finds its agent runs and runs every scorer on each. */
+export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
+  const runs = extractAgentRuns(spans)
+  const { metrics } = options
+  const perRun = await Promise.all(
+    runs.map(async (run) => {
+      metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
+      const started = performance.now()
+      const decisions = await scoreRun(run, options.scorers, { budget: options.budget, now: options.now })
+      const seconds = (performance.now() - started) / 1000
+      for (const d of decisions) {
+        metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
+        if (d.outcome === 'scored' || d.outcome === 'failed')
+          metrics?.scoringSeconds.observe({ scorer: d.scorer }, seconds)
+        const r = d.record
+        if (r?.score !== undefined)
+          metrics?.scoreValues.observe({ scorer: d.scorer, agent: r.agentName ?? 'unknown' }, r.score)
+        if (r?.judge) {
+          const labels = { scorer: d.scorer, model: r.judge.model ?? 'unknown' }
+          metrics?.judgeCalls.inc(labels, r.judge.calls)
+          if (r.judge.totalTokens) metrics?.judgeTokens.inc(labels, r.judge.totalTokens)
+        }
+      }
+      return decisions
+    }),
+  )
+  const decisions = perRun.flat()
+  const records = decisions.flatMap((d) => (d.record ? [d.record] : []))
+  return { runs, decisions, records }
+}
+
+/** Groups spans by trace id, keeping arrival order within each trace. */
+export function groupByTrace(spans: Iterable<Span>): Map<string, Span[]> {
+  const traces = new Map<string, Span[]>()
+  for (const span of spans) {
+    const list = traces.get(span.traceId)
+    if (list) list.push(span)
+    else traces.set(span.traceId, [span])
+  }
+  return traces
+}
