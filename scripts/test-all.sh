@@ -13,6 +13,9 @@ npx biome check .
 step "typecheck (tsc)"
 npx tsc -p tsconfig.json --noEmit
 
+step "build (dist/, used by the CLI tests)"
+npm run build --silent
+
 step "unit tests (vitest, type tests included)"
 npx vitest run --project unit
 
