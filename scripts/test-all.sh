@@ -31,3 +31,9 @@ if compgen -G "test/e2e/*.test.ts" >/dev/null; then
   bash scripts/phoenix-start.sh
   npx vitest run --project e2e
 fi
+
+if compgen -G "test/fault/*.test.ts" >/dev/null; then
+  step "fault injection (kill -9, broker restart, backend down, hostile input, failing judge)"
+  bash scripts/kafka-start.sh
+  npx vitest run --project fault
+fi
