@@ -13,6 +13,8 @@ Usage:
   tracescore run [--config FILE]             consume the topic, score agent runs, deliver scores
   tracescore score FILE... [--config FILE]   score OTLP files (protobuf, JSON, or Collector JSON lines);
                                              prints one JSON line per score
+  tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
+                                             re-score a range of the topic into the sinks
   tracescore demo [--runs N]                 local broker + generated agent traffic + scores shown
   tracescore --version | --help
 
@@ -64,6 +66,30 @@ export async function main(argv: string[]): Promise<number> {
         const config = await loadCliConfig(values.config)
         const { scoreFiles } = await import('./commands/score.ts')
         return await scoreFiles(positionals, config)
+      }
+      case 'replay': {
+        const { values } = parseArgs({
+          args: rest,
+          options: {
+            config: { type: 'string', short: 'c' },
+            from: { type: 'string' },
+            to: { type: 'string' },
+          },
+        })
+        if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
+        const { parseReplayBound, replayRange } = await import('./commands/replay.ts')
+        const bounds = (() => {
+          try {
+            return {
+              from: parseReplayBound(values.from),
+              to: values.to ? parseReplayBound(values.to) : undefined,
+            }
+          } catch (error) {
+            throw new UsageError((error as Error).message)
+          }
+        })()
+        const config = await loadCliConfig(values.config)
+        return await replayRange(config, bounds.from, bounds.to)
       }
       case 'demo': {
         const { values } = parseArgs({ args: rest, options: { runs: { type: 'string' } } })
