@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Starts a single-node Kafka 4.1 broker (KRaft, broker+controller in one JVM) on 127.0.0.1:9092
+# from Maven Central jars (kafka/pom.xml), and waits until a kafkajs client can fetch metadata.
+#
+# Idempotent: if a broker already answers on the port it is reused. The jars are collected with
+# Maven only when kafka/target/libs is missing or older than kafka/pom.xml.
+#
+# Environment:
+#   KAFKA_PORT=9092            client port (controller: KAFKA_CONTROLLER_PORT, default port+1)
+#   KAFKA_DIR=.kafka           state dir (.kafka/port-<port> for a non-default port): data/, logs/server.log,
+#                              kafka.out (JVM stdout/stderr), server.properties, kafka.pid
+#   KAFKA_KEEP_DATA=1          keep the existing data dir (restart with topics and offsets kept);
+#                              by default a freshly started broker gets an empty, newly formatted store
+#   KAFKA_START_TIMEOUT=60     seconds to wait for readiness before failing
+#   KAFKA_HEAP_OPTS            default "-Xms256m -Xmx768m"
+#   KAFKA_JVM_OPTS             default G1 + C1-only JIT (fast start, low CPU); override for benchmarks
+#   KAFKA_CREATE_TOPICS        e.g. "otlp_spans:3,other:1": created (if missing) once ready
+set -euo pipefail
+source "$(dirname "$0")/lib/kafka-env.sh"
+
+log() { printf 'kafka: %s\n' "$*"; }
+node_run() { (cd "$KAFKA_ROOT" && npx --no-install node --no-warnings "$@"); }
+probe() { node_run "$KAFKA_ROOT/scripts/lib/kafka-probe.mjs" --brokers "127.0.0.1:$KAFKA_PORT" "$@"; }
+topics_args=()
+[[ -n "${KAFKA_CREATE_TOPICS:-}" ]] && topics_args=(--create-topics "$KAFKA_CREATE_TOPICS")
+
+# Serialise concurrent starts (several engineers / test runs on one machine).
+exec 9>"$KAFKA_DIR/kafka-start.lock"
+flock 9
+
+# 1. Reuse a broker that already answers (ours or anyone's).
+if port_open "$KAFKA_PORT"; then
+  if probe --timeout-ms 15000 "${topics_args[@]}" >/dev/null; then
+    pid=$(kafka_running_pid || echo "not ours")
+    log "reusing the broker already running on 127.0.0.1:$KAFKA_PORT (pid $pid); log: $KAFKA_LOG_DIR/server.log"
+    exit 0
+  fi
+  log "port $KAFKA_PORT is open but no Kafka broker answers there" >&2
+  exit 1
+fi
+# Our JVM still starting (port not bound yet)? Wait for it instead of starting a second one.
+if pid=$(kafka_running_pid); then
+  log "a broker we started (pid $pid) is still starting; waiting for it"
+  if probe --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid" "${topics_args[@]}"; then
+    log "ready on 127.0.0.1:$KAFKA_PORT (pid $pid); log: $KAFKA_LOG_DIR/server.log"
+    exit 0
+  fi
+  log "broker pid $pid never became ready; stop it with scripts/kafka-stop.sh" >&2
+  exit 1
+fi
+
+start_ns=$(date +%s%N)
+
+# 2. The broker classpath, from Maven Central (cached in ~/.m2 after the first run).
+command -v java >/dev/null || { log "java not found (Kafka 4.x needs Java 17+)" >&2; exit 1; }
+if [[ ! -f "$KAFKA_LIBS/.complete" || "$KAFKA_ROOT/kafka/pom.xml" -nt "$KAFKA_LIBS/.complete" ]]; then
+  log "collecting the broker jars with Maven (kafka/pom.xml -> kafka/target/libs)"
+  rm -rf "$KAFKA_LIBS"
+  mvn -B -q -f "$KAFKA_ROOT/kafka/pom.xml" package
+  touch "$KAFKA_LIBS/.complete"
+fi
+kafka_jar=$(ls "$KAFKA_LIBS"/kafka_2.13-*.jar)
+kafka_version=${kafka_jar##*/kafka_2.13-}
+kafka_version=${kafka_version%.jar}
+
+# 3. Config and a formatted KRaft store.
+if [[ "${KAFKA_KEEP_DATA:-0}" != 1 ]]; then rm -rf "$KAFKA_DATA_DIR"; fi
+mkdir -p "$KAFKA_DATA_DIR" "$KAFKA_LOG_DIR"
+sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
+  -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
+  -e "s|@KAFKA_DATA_DIR@|$KAFKA_DATA_DIR|g" \
+  "$KAFKA_ROOT/kafka/server.properties.template" >"$KAFKA_DIR/server.properties"
+log_opts=(-Dlog4j2.configurationFile="$KAFKA_ROOT/kafka/log4j2.properties" -Dkafka.logs.dir="$KAFKA_LOG_DIR")
+if [[ ! -f "$KAFKA_DATA_DIR/meta.properties" ]]; then
+  # A fixed cluster id is fine for a local test broker.
+  java -Xmx256m -XX:TieredStopAtLevel=1 "${log_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool format \
+    --cluster-id "${KAFKA_CLUSTER_ID:-4L6g3nShT-eMCtK--X86sw}" --config "$KAFKA_DIR/server.properties" \
+    --ignore-formatted >"$KAFKA_LOG_DIR/format.out" 2>&1 || {
+    log "formatting the KRaft store failed:" >&2
+    cat "$KAFKA_LOG_DIR/format.out" >&2
+    exit 1
+  }
+fi
+
+# 4. Start kafka.Kafka in its own session, so it outlives this script and the test runner.
+heap_opts=${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}
+jvm_opts=${KAFKA_JVM_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:TieredStopAtLevel=1 -Djava.awt.headless=true}
+# shellcheck disable=SC2086 # word splitting of the option strings is intended
+setsid nohup java $heap_opts $jvm_opts "${log_opts[@]}" -cp "$KAFKA_LIBS/*" \
+  kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.out" 2>&1 </dev/null 9>&- &
+pid=$!
+echo "$pid" >"$KAFKA_PID_FILE"
+log "starting Kafka $kafka_version (pid $pid) on 127.0.0.1:$KAFKA_PORT, data $KAFKA_DATA_DIR"
+
+# 5. Ready when a real client can fetch metadata.
+if probe --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid" "${topics_args[@]}"; then
+  ms=$((($(date +%s%N) - start_ns) / 1000000))
+  log "ready on 127.0.0.1:$KAFKA_PORT after $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s (pid $pid)"
+  log "log: $KAFKA_LOG_DIR/server.log (JVM output: $KAFKA_DIR/kafka.out); stop: scripts/kafka-stop.sh"
+  exit 0
+fi
+log "the broker did not become ready; first errors, then the last lines of $KAFKA_LOG_DIR/server.log:" >&2
+grep -m 5 -E '^\[[^]]*\] (ERROR|FATAL)' "$KAFKA_LOG_DIR/server.log" >&2 2>/dev/null || true
+echo '...' >&2
+tail -n 40 "$KAFKA_LOG_DIR/server.log" >&2 2>/dev/null || true
+tail -n 20 "$KAFKA_DIR/kafka.out" >&2 2>/dev/null || true
+kill -TERM "$pid" 2>/dev/null && sleep 3 && kill -KILL "$pid" 2>/dev/null || true
+rm -f "$KAFKA_PID_FILE"
+exit 1

@@ -1,0 +1,33 @@
+# Shared settings for scripts/kafka-start.sh and scripts/kafka-stop.sh (sourced, not run).
+#   KAFKA_PORT             client (PLAINTEXT) port, default 9092
+#   KAFKA_CONTROLLER_PORT  KRaft controller port, default KAFKA_PORT+1
+#   KAFKA_DIR              state dir (data/, logs/, server.properties, kafka.pid), default
+#                          .kafka for port 9092 and .kafka/port-<port> for any other port
+KAFKA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KAFKA_PORT=${KAFKA_PORT:-9092}
+KAFKA_CONTROLLER_PORT=${KAFKA_CONTROLLER_PORT:-$((KAFKA_PORT + 1))}
+if [[ -z "${KAFKA_DIR:-}" ]]; then
+  if [[ "$KAFKA_PORT" == 9092 ]]; then KAFKA_DIR=$KAFKA_ROOT/.kafka; else KAFKA_DIR=$KAFKA_ROOT/.kafka/port-$KAFKA_PORT; fi
+fi
+mkdir -p "$KAFKA_DIR"
+KAFKA_DIR=$(cd "$KAFKA_DIR" && pwd)
+KAFKA_DATA_DIR=$KAFKA_DIR/data
+KAFKA_LOG_DIR=$KAFKA_DIR/logs
+KAFKA_PID_FILE=$KAFKA_DIR/kafka.pid
+KAFKA_LIBS=$KAFKA_ROOT/kafka/target/libs
+
+# Prints the pid from the pid file if that process is alive and is our kafka.Kafka.
+kafka_running_pid() {
+  [[ -f "$KAFKA_PID_FILE" ]] || return 1
+  local pid
+  pid=$(<"$KAFKA_PID_FILE")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
+  echo "$pid"
+}
+
+# True when something accepts TCP connections on 127.0.0.1:$1.
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
