@@ -1,0 +1,190 @@
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { Kafka, logLevel } from 'kafkajs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
+import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
+import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
+import type { Span } from '../../src/model/index.ts'
+import { shouldSample } from '../../src/scoring/sampling.ts'
+import { startRecordingServer } from '../../src/sink/testing/recording-server.ts'
+import { extractAgentRuns } from '../../src/transform/index.ts'
+import { listFixtures } from '../fixtures/index.ts'
+import { repoRoot, writeTempFile } from '../helpers/cli.ts'
+
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const port = (server.address() as { port: number }).port
+  await new Promise((r) => server.close(r))
+  return port
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+function metric(text: string, name: string, labels: Record<string, string>): number {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`)
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
+}
+
+// `tracescore run` as a process, as a user runs it: real broker, a mixed configuration (code
+// scorers, a sampled scorer, an @mastra/evals prebuilt scorer behind a filter, an LLM judge on
+// the scripted server with a token budget that runs out), scores exported over OTLP/protobuf.
+describe('tracescore run', () => {
+  const stamp = Date.now().toString(36)
+  const topic = `run_${stamp}`
+  const groupId = `run-test-${stamp}`
+  const fixtures = listFixtures()
+  const traces = fixtures.map((f) => decodeOtlpTraces(readFileSync(f.protoPath), 'otlp_proto'))
+  const runs = traces.flatMap((spans: Span[]) => extractAgentRuns(spans))
+  let receiver: Awaited<ReturnType<typeof startRecordingServer>>
+  let judge: Awaited<ReturnType<typeof startScriptedJudge>>
+  let kafka: Kafka
+
+  beforeAll(async () => {
+    receiver = await startRecordingServer()
+    judge = await startScriptedJudge(demoJudgePolicy)
+    kafka = new Kafka({ clientId: 'run-test', brokers, logLevel: logLevel.NOTHING })
+    const admin = kafka.admin()
+    await admin.connect()
+    await admin.createTopics({ topics: [{ topic, numPartitions: 4 }], waitForLeaders: true })
+    await admin.disconnect()
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({
+      topic,
+      messages: fixtures.map((f, i) => ({ key: traces[i]![0]!.traceId, value: readFileSync(f.protoPath) })),
+    })
+    await producer.disconnect()
+  })
+  afterAll(async () => {
+    await receiver?.close()
+    await judge?.close()
+  })
+
+  it('scores every run, samples by the hash rule, filters, spends the budget, exports, commits, and stops cleanly', async () => {
+    const metricsPort = await freePort()
+    const config = writeTempFile(
+      `run-${stamp}.config.ts`,
+      `import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { createCompletenessScorer } from '@mastra/evals/scorers/prebuilt'
+import { createScorer, defineConfig } from 'tracescore'
+import { answeredScorer } from '../../config/scorers/answered.ts'
+import { createHelpfulnessScorer } from '../../config/scorers/helpfulness.ts'
+
+const judge = createOpenAICompatible({ name: 'scripted', baseURL: '${judge.baseURL}' })('scripted-judge')
+const sampled = createScorer({ id: 'sampled-length', description: 'output messages', type: 'agent' })
+  .generateScore(({ run }) => run.output.length)
+
+export default defineConfig({
+  kafka: { topic: '${topic}', groupId: '${groupId}', fromBeginning: true },
+  assembly: { settleMs: 300 },
+  scorers: {
+    answered: { scorer: answeredScorer },
+    sampled: { scorer: sampled, sampling: { type: 'ratio', rate: 0.5 } },
+    completeness: { scorer: createCompletenessScorer(), filter: { agentNames: ['support-agent'] } },
+    judge: { scorer: createHelpfulnessScorer(judge), dailyTokenBudget: 1 },
+  },
+  sinks: { otlp: { endpoint: '${receiver.baseUrl}/v1/traces', protocol: 'http/protobuf' } },
+  metrics: { port: ${metricsPort} },
+  log: { level: 'warn' },
+})
+`,
+    )
+    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    try {
+      const metricsUrl = `http://127.0.0.1:${metricsPort}`
+      await until('/readyz', async () =>
+        (await fetch(`${metricsUrl}/readyz`).catch(() => undefined))?.ok ? true : undefined,
+      )
+      expect((await fetch(`${metricsUrl}/healthz`)).status).toBe(200)
+
+      const scoreSpans = () =>
+        receiver.requests.flatMap((r) => decodeOtlpTraces(new Uint8Array(r.body), 'otlp_proto'))
+      const answered = await until('a score for every run', () => {
+        const spans = scoreSpans().filter((s) => s.name === 'evaluation answered')
+        return spans.length >= runs.length ? spans : undefined
+      })
+      // Every run scored, each score span a child of its agent span in the same trace.
+      expect(new Set(answered.map((s) => `${s.traceId}/${s.parentSpanId}`))).toEqual(
+        new Set(runs.map((r) => `${r.traceId}/${r.spanId}`)),
+      )
+      const text = await until('all decisions counted', async () => {
+        const body = await (await fetch(`${metricsUrl}/metrics`)).text()
+        const judged = ['scored', 'skipped-budget', 'failed'].reduce(
+          (n, outcome) => n + metric(body, 'tracescore_decisions_total', { scorer: 'judge', outcome }),
+          0,
+        )
+        return judged >= runs.length ? body : undefined
+      })
+      // Sampling: exactly the traces the hash rule picks.
+      const sampledTraces = new Set(
+        scoreSpans()
+          .filter((s) => s.name === 'evaluation sampled-length')
+          .map((s) => s.traceId),
+      )
+      expect(sampledTraces).toEqual(new Set(runs.map((r) => r.traceId).filter((t) => shouldSample(t, 0.5))))
+      expect(metric(text, 'tracescore_decisions_total', { scorer: 'sampled', outcome: 'sampled-out' })).toBe(
+        runs.filter((r) => !shouldSample(r.traceId, 0.5)).length,
+      )
+      // Filter: the Mastra prebuilt scorer saw only the support agent's runs.
+      const completeness = scoreSpans().filter((s) => s.name === 'evaluation completeness-scorer')
+      const supportRuns = runs.filter((r) => r.agentName === 'support-agent')
+      expect(completeness.length).toBe(supportRuns.length)
+      expect(
+        metric(text, 'tracescore_decisions_total', { scorer: 'completeness', outcome: 'filtered' }),
+      ).toBe(runs.length - supportRuns.length)
+      // Budget: the judge ran until its daily tokens were spent, then runs were skipped, counted.
+      const judgeScored = metric(text, 'tracescore_decisions_total', { scorer: 'judge', outcome: 'scored' })
+      const skipped = metric(text, 'tracescore_decisions_total', {
+        scorer: 'judge',
+        outcome: 'skipped-budget',
+      })
+      expect(judgeScored).toBeGreaterThanOrEqual(1)
+      expect(skipped).toBeGreaterThanOrEqual(1)
+      expect(judgeScored + skipped).toBe(runs.length)
+      expect(judge.requests.length).toBe(judgeScored * 2)
+      expect(metric(text, 'tracescore_score_value_count', { scorer: 'answered' })).toBe(runs.length)
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+    expect(stderr).not.toMatch(/"level":50/)
+    // Graceful stop committed everything that was delivered.
+    const admin = kafka.admin()
+    await admin.connect()
+    const committed = await admin.fetchOffsets({ groupId, topics: [topic] })
+    const ends = await admin.fetchTopicOffsets(topic)
+    await admin.disconnect()
+    for (const end of ends) {
+      const partition = committed[0]!.partitions.find((p) => p.partition === end.partition)!
+      expect(partition.offset).toBe(end.high)
+    }
+  })
+})
