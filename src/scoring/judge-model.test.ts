@@ -1,0 +1,144 @@
+import { createProviderRegistry } from 'ai'
+import { MockProviderV4 } from 'ai/test'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
+import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
+import { createScorer } from './create-scorer.ts'
+import { createEnvJudgeModelResolver, JudgeModelResolutionError } from './judge-model.ts'
+import { setJudgeModelResolver } from './judge-runtime.ts'
+import { ScorerRunError } from './scorer-run-error.ts'
+import { StreamErrorRetryProcessor } from './stream-error-retry-processor.ts'
+
+afterEach(() => setJudgeModelResolver(undefined))
+
+describe('createEnvJudgeModelResolver', () => {
+  it('resolves openai and anthropic models when their keys are set', async () => {
+    const resolve = createEnvJudgeModelResolver({ OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' })
+    const openai = await resolve('openai/gpt-5-mini')
+    expect(openai.provider).toMatch(/^openai\./)
+    expect(openai.modelId).toBe('gpt-5-mini')
+    const anthropic = await resolve('anthropic/claude-sonnet-4-5')
+    expect(anthropic.provider).toMatch(/^anthropic\./)
+    expect(anthropic.modelId).toBe('claude-sonnet-4-5')
+    expect(await resolve('openai/gpt-5-mini')).toBe(openai)
+  })
+
+  it('names the missing key, the unknown provider, or the malformed id', () => {
+    const resolve = createEnvJudgeModelResolver({})
+    expect(() => resolve('openai/gpt-5-mini')).toThrow(
+      new JudgeModelResolutionError(
+        "Judge model 'openai/gpt-5-mini': provider 'openai' needs OPENAI_API_KEY in the environment",
+      ),
+    )
+    expect(() => resolve('anthropic/claude')).toThrow(/ANTHROPIC_API_KEY/)
+    expect(() => resolve('acme-ai/judge')).toThrow(/unknown provider 'acme-ai'.*ACME_AI_BASE_URL/)
+    expect(() => resolve('gpt-5-mini')).toThrow(/not of the form 'provider\/model'/)
+  })
+
+  it('OpenAI-compatible endpoints: <NAME>_BASE_URL, and local defaults for ollama', async () => {
+    const resolve = createEnvJudgeModelResolver({ VLLM_BASE_URL: 'http://127.0.0.1:9/v1' })
+    expect((await resolve('vllm/qwen3')).provider).toBe('vllm.chat')
+    expect((await resolve('ollama/llama3.2')).provider).toBe('ollama.chat')
+    expect((await resolve('ollama/library/llama3')).modelId).toBe('library/llama3')
+  })
+})
+
+describe('judge models given as strings', () => {
+  it('go through the resolver the pipeline sets, a provider registry included', async () => {
+    const judge = scriptedJudge(['{"score":0.5}'])
+    setJudgeModelResolver(
+      createProviderRegistry({ acme: new MockProviderV4({ languageModels: { 'judge-1': judge.model } }) }),
+    )
+    const result = await createScorer({
+      id: 's',
+      description: 'd',
+      judge: { model: 'acme/judge-1', instructions: 'i' },
+    })
+      .generateScore({ description: 's', createPrompt: () => 'p' })
+      .run({ output: 'o' })
+    expect(result.score).toBe(0.5)
+    expect(judge.calls).toHaveLength(1)
+  })
+
+  it('an unresolvable model fails the step with the resolver’s message', async () => {
+    setJudgeModelResolver(createEnvJudgeModelResolver({}))
+    const error = (await createScorer({
+      id: 's',
+      description: 'd',
+      judge: { model: 'openai/gpt-5-mini', instructions: 'i' },
+    })
+      .generateScore({ description: 's', createPrompt: () => 'p' })
+      .run({ output: 'o' })
+      .catch((e: unknown) => e)) as ScorerRunError
+    expect(error).toBeInstanceOf(ScorerRunError)
+    expect(error.failedStep).toBe('generateScore')
+    expect(error.message).toContain('needs OPENAI_API_KEY')
+  })
+})
+
+describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)', () => {
+  it('resolves vllm/<model> from VLLM_BASE_URL and speaks the real chat-completions protocol', async () => {
+    const server = await startScriptedJudge(({ messages }) =>
+      messages.at(-1)?.role === 'user' && messageText(messages.at(-1)!).includes('JSON')
+        ? '{"isGlutenFree":false,"glutenSources":["flour"]}'
+        : 'It contains flour.',
+    )
+    try {
+      setJudgeModelResolver(createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }))
+      const result = await createScorer({
+        id: 'gluten',
+        description: 'd',
+        judge: { model: 'vllm/judge-1', instructions: 'You are a chef.' },
+      })
+        .analyze({
+          description: 'a',
+          outputSchema: z.object({ isGlutenFree: z.boolean(), glutenSources: z.array(z.string()) }),
+          createPrompt: ({ run }) => `Recipe: ${run.output}`,
+        })
+        .generateScore(({ results }) => (results.analyzeStepResult.isGlutenFree ? 1 : 0))
+        .generateReason({ description: 'r', createPrompt: () => 'Explain.' })
+        .run({ output: 'Mix flour and water' })
+      expect(result.score).toBe(0)
+      expect(result.reason).toBe('It contains flour.')
+      expect(server.requests).toHaveLength(2)
+      const [first] = server.requests
+      expect(first!.model).toBe('judge-1')
+      expect(first!.messages[0]).toEqual({ role: 'system', content: 'You are a chef.' })
+      // 'auto' for an OpenAI-compatible endpoint: schema inlined, no response_format sent
+      expect(messageText(first!.messages[1]!)).toContain('Return your response as JSON matching this schema:')
+      expect(first!.body.response_format).toBeUndefined()
+      expect(result.judge?.analyze?.executions[0]?.usage?.totalTokens).toBeGreaterThan(0)
+      expect(result.judge?.analyze?.executions[0]?.judgeProvider).toBe('vllm.chat')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('a provider 500 is retried by StreamErrorRetryProcessor through isRetryable metadata', async () => {
+    let calls = 0
+    const server = await startScriptedJudge(() => {
+      calls++
+      if (calls === 1) throw new Error('upstream overloaded')
+      return '{"score":0.9}'
+    })
+    try {
+      setJudgeModelResolver(createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }))
+      const result = await createScorer({
+        id: 's',
+        description: 'd',
+        judge: {
+          model: 'vllm/judge-1',
+          instructions: 'i',
+          errorProcessors: [new StreamErrorRetryProcessor({ maxRetries: 1 })],
+        },
+      })
+        .generateScore({ description: 's', createPrompt: () => 'p' })
+        .run({ output: 'o' })
+      expect(result.score).toBe(0.9)
+      expect(server.requests).toHaveLength(2)
+    } finally {
+      await server.close()
+    }
+  })
+})
