@@ -1,0 +1,38 @@
+/**
+ * A tracescore span source in a process of its own, for tests that kill it (SIGKILL) between the
+ * downstream acknowledgement and the offset commit. Environment: TOPIC, GROUP_ID, KAFKA_BROKERS,
+ * COMMIT_AFTER (commit explicitly once this many runs were acknowledged; no periodic commits).
+ * Prints one JSON line per acknowledged run (`{"run":"<span id>"}`) and `{"committed":n}` after the commit.
+ */
+import { createKafkaSource } from '../kafka-source.ts'
+import { isGeneratedAgentSpan } from './agent-traffic.ts'
+import { testBrokers } from './broker.ts'
+
+const commitAfter = Number(process.env.COMMIT_AFTER ?? '0')
+let acknowledged = 0
+const source = createKafkaSource({
+  brokers: testBrokers(),
+  topic: process.env.TOPIC!,
+  groupId: process.env.GROUP_ID!,
+  fromBeginning: true,
+  isAgentRunSpan: isGeneratedAgentSpan,
+  settleMs: 300,
+  tickMs: 50,
+  commitIntervalMs: Number.MAX_SAFE_INTEGER,
+  maxInFlightTraces: 1,
+  sessionTimeout: 6_000, // the broker minimum: the group notices the kill quickly
+  onTrace: async (trace) => {
+    // The run is "scored and delivered" here; the commit comes later (or never: SIGKILL).
+    for (const run of trace.agentSpanIds) process.stdout.write(`${JSON.stringify({ run })}\n`)
+    acknowledged++
+    if (acknowledged === commitAfter) {
+      setTimeout(async () => {
+        await source.commit()
+        process.stdout.write(`${JSON.stringify({ committed: acknowledged })}\n`)
+      }, 0)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  },
+})
+await source.start()
+process.stdout.write(`${JSON.stringify({ started: true })}\n`)
