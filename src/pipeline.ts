@@ -103,9 +103,35 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     metrics.bufferedSpans.set(now.bufferedSpans)
     last = now
   }
+  // Consumer lag: high watermark minus the group's committed offset, read at scrape time.
+  const kafka = kafkaClientOf(config)
+  const admin = kafka.admin()
+  let adminConnected = false
+  const refreshLag = async () => {
+    try {
+      if (!adminConnected) {
+        await admin.connect()
+        adminConnected = true
+      }
+      const { topic, groupId } = config.kafka
+      const [ends, committed] = await Promise.all([
+        admin.fetchTopicOffsets(topic),
+        admin.fetchOffsets({ groupId, topics: [topic] }),
+      ])
+      const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? [])
+      for (const end of ends) {
+        const at = done.get(end.partition) ?? -1
+        const low = Number(end.low)
+        metrics.consumerLag.set({ partition: String(end.partition) }, Number(end.high) - (at >= 0 ? at : low))
+      }
+    } catch (error) {
+      logger.debug({ err: error }, 'consumer lag not available')
+    }
+  }
   const originalMetrics = metrics.registry.metrics.bind(metrics.registry)
   metrics.registry.metrics = async () => {
     refresh()
+    await refreshLag()
     return originalMetrics()
   }
 
@@ -126,6 +152,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     },
     async stop() {
       await source.stop()
+      if (adminConnected) await admin.disconnect().catch(() => {})
       await sinks.close()
       refresh()
       logger.info({ stats: source.stats() }, 'tracescore stopped')

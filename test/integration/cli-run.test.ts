@@ -171,6 +171,8 @@ export default defineConfig({
       expect(judgeScored + skipped).toBe(runs.length)
       expect(judge.requests.length).toBe(judgeScored * 2)
       expect(metric(text, 'tracescore_score_value_count', { scorer: 'answered' })).toBe(runs.length)
+      expect(text).toMatch(new RegExp(`^tracescore_records_total ${fixtures.length}$`, 'm'))
+      expect(text).toMatch(/^tracescore_consumer_lag\{partition="0"\} \d+$/m)
     } finally {
       child.kill('SIGTERM')
     }
