@@ -10,7 +10,7 @@ import { buildRequestContext } from './request-context.ts'
 import { collectRunSpans, enclosingAgent } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { buildSpanTree, byStart, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
-import { collectToolCalls } from './tool-calls.ts'
+import { collectToolCalls, type ToolCallRecord } from './tool-calls.ts'
 
 /**
  * Finds every agent run in the spans of one or more traces and reshapes each into Mastra's
@@ -88,9 +88,8 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
     notes,
   )
   const toolCalls = collectToolCalls(runSpans, notes)
-  const error = spanError(agent)
-  if (error !== undefined) notes.add(`agent run failed: ${error}`)
-  const finalText = pickFinalText(reader, agent, models, error !== undefined, notes)
+  const failed = runFailed(agent, toolCalls, models, notes)
+  const finalText = pickFinalText(reader, agent, models, failed, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
@@ -110,7 +109,7 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
     ...(identity.agentId ? { agentId: identity.agentId } : {}),
     ...(identity.agentName ? { agentName: identity.agentName } : {}),
     convention: reader.convention,
-    status: error === undefined ? 'ok' : 'error',
+    status: failed ? 'error' : 'ok',
     ...(identity.conversationId ? { conversationId: identity.conversationId } : {}),
     startTimeUnixNano: agent.startTimeUnixNano,
     endTimeUnixNano: agent.endTimeUnixNano,
@@ -143,6 +142,35 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
   const list = notes.list()
   if (list.length > 0) run.notes = list
   return run
+}
+
+/**
+ * Whether the run failed: its agent span has status ERROR, unless that error is only a tool
+ * failure the agent loop went on from (a model call started after it). Some span processors
+ * (OpenInference's for the AI SDK) copy the first error of a trace onto its root span.
+ */
+function runFailed(
+  agent: Span,
+  toolCalls: readonly ToolCallRecord[],
+  models: readonly Span[],
+  notes: Notes,
+): boolean {
+  const error = spanError(agent)
+  if (error === undefined) return false
+  const recovered = toolCalls.find(
+    (call) =>
+      call.state === 'output-error' &&
+      call.errorText === error &&
+      models.some((model) => compareNanos(model.startTimeUnixNano, call.timeUnixNano) > 0),
+  )
+  if (recovered) {
+    notes.add(
+      `agent span status ERROR (${error}) comes from tool call ${recovered.toolCallId}, which the run went on from`,
+    )
+    return false
+  }
+  notes.add(`agent run failed: ${error}`)
+  return true
 }
 
 /** The last assistant text of a list of messages, if any message has text. */

@@ -30,6 +30,8 @@ interface Draft {
   timeUnixNano: string
   sequence: number
   step?: number
+  /** Position among the calls the model calls asked for, when a model call mentions it. */
+  modelOrder?: number
 }
 
 /**
@@ -43,6 +45,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
   const drafts: Draft[] = []
   const results = new Map<string, { result: unknown; isError: boolean }>()
   let sequence = 0
+  let modelOrder = 0
 
   for (const model of models) {
     const reader = readerFor(model)
@@ -64,6 +67,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
           hasResult: false,
           timeUnixNano: model.endTimeUnixNano,
           sequence: sequence++,
+          modelOrder: modelOrder++,
           ...stepField(run.stepOf(model)),
           ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
         }
@@ -111,8 +115,34 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     }
   }
 
-  drafts.sort((a, b) => compareNanos(a.timeUnixNano, b.timeUnixNano) || a.sequence - b.sequence)
+  alignToModelOrder(drafts)
+  drafts.sort(callOrder)
   return drafts.map((draft, index) => finish(draft, index, notes))
+}
+
+/**
+ * Sorts drafts into call order in place. Calls a model asked for keep the model's order: each
+ * is placed no earlier than the one the model asked for before it (a call without a tool span
+ * only knows when its model call ended). Calls seen only as tool spans fall in by start time.
+ */
+function callOrder(a: Draft, b: Draft): number {
+  return (
+    compareNanos(a.timeUnixNano, b.timeUnixNano) ||
+    (a.modelOrder !== undefined && b.modelOrder !== undefined ? a.modelOrder - b.modelOrder : 0) ||
+    a.sequence - b.sequence
+  )
+}
+
+/** Makes the times of model-requested calls non-decreasing in the model's order. */
+function alignToModelOrder(drafts: Draft[]): void {
+  const requested = drafts
+    .filter((draft) => draft.modelOrder !== undefined)
+    .sort((a, b) => a.modelOrder! - b.modelOrder!)
+  let latest: string | undefined
+  for (const draft of requested) {
+    if (latest !== undefined && compareNanos(draft.timeUnixNano, latest) < 0) draft.timeUnixNano = latest
+    latest = draft.timeUnixNano
+  }
 }
 
 function stepField(step: number | undefined): { step?: number } {

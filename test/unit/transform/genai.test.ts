@@ -197,6 +197,23 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     expect(run.notes).toContain('agent run failed: model overloaded')
   })
 
+  it('keeps a run ok when its ERROR status only echoes a tool failure the loop went on from', () => {
+    const spans = aiSdk7Trace()
+    spans[0] = { ...spans[0]!, status: { code: 2, message: 'Rome is offline' } }
+    const run = extractAgentRuns(spans)[0]!
+    expect(run.status).toBe('ok')
+    expect(run.output[0]!.content.content).toBe('Paris is sunny.')
+    expect(run.notes).toContain(
+      'agent span status ERROR (Rome is offline) comes from tool call call_2, which the run went on from',
+    )
+  })
+
+  it('fails a run whose tool error ended the loop', () => {
+    const spans = aiSdk7Trace().filter((s) => s.spanId !== sid('c2') && s.spanId !== sid('s2'))
+    spans[0] = { ...spans[0]!, status: { code: 2, message: 'Rome is offline' } }
+    expect(extractAgentRuns(spans)[0]!.status).toBe('error')
+  })
+
   it('reads structured (non-string) message attributes', () => {
     const spans = aiSdk7Trace()
     spans[0] = {

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest'
+import { extractAgentRuns } from '../../../src/transform/index.ts'
+import { sid, span } from './span-builder.ts'
+
+/** An OpenInference trace (e.g. an instrumented OpenAI Agents app): AGENT → LLM, TOOL, LLM, and a sub-agent. */
+function openInferenceTrace() {
+  return [
+    span({
+      id: 'a',
+      name: 'support agent',
+      end: 100,
+      attributes: {
+        'openinference.span.kind': 'AGENT',
+        'agent.name': 'support',
+        'session.id': 's-1',
+        'user.id': 'u-1',
+        metadata: JSON.stringify({ plan: 'pro' }),
+        'input.value': 'Where is A17?',
+        'input.mime_type': 'text/plain',
+        'output.value': 'It shipped yesterday.',
+        'output.mime_type': 'text/plain',
+      },
+    }),
+    span({
+      id: 'l1',
+      parent: 'a',
+      start: 1,
+      end: 10,
+      attributes: {
+        'openinference.span.kind': 'LLM',
+        'llm.input_messages.0.message.role': 'system',
+        'llm.input_messages.0.message.content': 'Answer order questions.',
+        'llm.input_messages.1.message.role': 'user',
+        'llm.input_messages.1.message.content': 'Hello',
+        'llm.input_messages.2.message.role': 'assistant',
+        'llm.input_messages.2.message.content': 'Hi! What can I do?',
+        'llm.input_messages.3.message.role': 'user',
+        'llm.input_messages.3.message.contents.0.message_content.type': 'text',
+        'llm.input_messages.3.message.contents.0.message_content.text': 'Where is A17?',
+        'llm.output_messages.0.message.role': 'assistant',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"id":"A17"}',
+      },
+    }),
+    span({
+      id: 't1',
+      parent: 'a',
+      start: 11,
+      end: 30,
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'lookup',
+        'tool_call.id': 'call_1',
+        'input.value': '{"id":"A17"}',
+        'output.value': '{"status":"shipped"}',
+        'output.mime_type': 'application/json',
+      },
+    }),
+    span({
+      id: 'sub',
+      parent: 't1',
+      start: 12,
+      end: 29,
+      attributes: {
+        'openinference.span.kind': 'AGENT',
+        'agent.name': 'carrier',
+        'input.value': 'A17',
+        'output.value': 'shipped',
+      },
+    }),
+    span({
+      id: 'st',
+      parent: 'sub',
+      start: 13,
+      end: 14,
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'dhl',
+        'input.value': '{}',
+        'output.value': 'ok',
+      },
+    }),
+    span({
+      id: 'l2',
+      parent: 'a',
+      start: 31,
+      end: 40,
+      attributes: {
+        'openinference.span.kind': 'LLM',
+        'llm.output_messages.0.message.role': 'assistant',
+        'llm.output_messages.0.message.content': 'It shipped yesterday.',
+      },
+    }),
+  ]
+}
+
+describe('extractAgentRuns on OpenInference spans', () => {
+  it('builds the parent run from flattened messages and tool spans', () => {
+    const [run] = extractAgentRuns(openInferenceTrace())
+    expect(run!.convention).toBe('openinference')
+    expect(run!.agentName).toBe('support')
+    expect(run!.conversationId).toBe('s-1')
+    expect(run!.requestContext).toEqual({
+      plan: 'pro',
+      serviceName: 'test-service',
+      userId: 'u-1',
+      sessionId: 's-1',
+    })
+    expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Answer order questions.' }])
+    expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
+    expect(run!.input.rememberedMessages.map((m) => [m.role, m.content.content])).toEqual([
+      ['user', 'Hello'],
+      ['assistant', 'Hi! What can I do?'],
+    ])
+    expect(run!.output[0]!.content.toolInvocations).toEqual([
+      {
+        toolCallId: 'call_1',
+        toolName: 'lookup',
+        args: { id: 'A17' },
+        state: 'result',
+        result: { status: 'shipped' },
+      },
+    ])
+    expect(run!.output[0]!.content.content).toBe('It shipped yesterday.')
+  })
+
+  it('gives the sub-agent its own run, without its tools in the parent', () => {
+    const runs = extractAgentRuns(openInferenceTrace())
+    expect(runs.map((run) => run.agentName)).toEqual(['support', 'carrier'])
+    const sub = runs[1]!
+    expect(sub.parentRunSpanId).toBe(sid('a'))
+    expect(sub.output[0]!.content.toolInvocations?.map((call) => call.toolName)).toEqual(['dhl'])
+    expect(sub.input.inputMessages.map((m) => m.content.content)).toEqual(['A17'])
+    expect(runs[0]!.output[0]!.content.toolInvocations?.map((call) => call.toolName)).toEqual(['lookup'])
+  })
+})
