@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs'
+import { Kafka, type KafkaConfig, logLevel, type Producer } from 'kafkajs'
 import type { RetryPolicy, Sleep } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreMessageSchema, toScoreMessage } from './score-message.ts'
@@ -16,7 +16,13 @@ export type KafkaScoreSinkConfig = {
   | {
       /** A producer owned by the caller: connected by the caller, not disconnected by `close`. */ producer: Producer
     }
-  | { /** Broker addresses, e.g. `['127.0.0.1:9092']`. */ brokers: string[]; clientId?: string }
+  | {
+      /** Broker addresses, e.g. `['127.0.0.1:9092']`. */
+      brokers: string[]
+      clientId?: string
+      /** Further KafkaJS client settings (ssl, sasl, timeouts, KafkaJS's own retry). */
+      client?: Omit<KafkaConfig, 'brokers' | 'clientId'>
+    }
 )
 
 /**
@@ -31,9 +37,10 @@ export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink
     'producer' in config
       ? config.producer
       : new Kafka({
+          logLevel: logLevel.NOTHING,
+          ...config.client,
           clientId: config.clientId ?? 'tracescore-scores',
           brokers: config.brokers,
-          logLevel: logLevel.NOTHING,
         }).producer({ allowAutoTopicCreation: true })
   let connected: Promise<void> | undefined = owned ? undefined : Promise.resolve()
   const delivery = createRetryingDelivery({ sink: 'kafka', retry: config.retry, sleep: config.sleep })
