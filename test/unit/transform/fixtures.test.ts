@@ -113,3 +113,32 @@ describe('extractAgentRuns on generated fixtures', () => {
     })
   })
 })
+
+describe('the OpenInference keys alone, on fixtures an OpenInference processor enriched', () => {
+  const entries = listFixtures().filter((entry) => loadFixture(entry).truth.convention === 'openinference')
+
+  it('has such fixtures', () => {
+    expect(entries.length).toBeGreaterThan(0)
+  })
+
+  it.each(entries.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
+    const fixture = loadFixture(entry)
+    // Drop the GenAI and AI SDK keys, as a backend keeping only OpenInference attributes would.
+    const spans = decodeOtlpTraces(fixture.proto).map((span) => ({
+      ...span,
+      attributes: Object.fromEntries(
+        Object.entries(span.attributes).filter(
+          ([key]) => !key.startsWith('gen_ai.') && !key.startsWith('ai.'),
+        ),
+      ),
+    }))
+    const runs = extractAgentRuns(spans)
+    expect(runs).toHaveLength(fixture.truth.runs.length)
+    fixture.truth.runs.forEach((truth, index) => {
+      const run = runs[index]!
+      expect(run.convention).toBe('openinference')
+      // The conversation id is only in gen_ai.conversation.id here (no OpenInference session.id).
+      expectRunMatches({ ...run, conversationId: truth.conversationId }, truth, runs, fixture.truth.runs)
+    })
+  })
+})
