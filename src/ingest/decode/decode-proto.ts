@@ -180,7 +180,7 @@ function readId(r: ProtobufReader, end: number, bytes: number, what: string): st
   if (idEnd - r.pos !== bytes) {
     throw r.error('invalid_id', `${what} has ${idEnd - r.pos} bytes, expected ${bytes}`, r.pos)
   }
-  return r.hex(idEnd)
+  return bytes === TRACE_ID_BYTES ? r.traceId(idEnd) : r.hex(idEnd)
 }
 
 function readSpan(r: ProtobufReader, end: number, resource: Attributes, scope: InstrumentationScope): Span {

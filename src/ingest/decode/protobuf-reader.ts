@@ -17,6 +17,44 @@ interface NativeSlices {
   hexSlice(start: number, end: number): string
 }
 
+/** Char codes of the two lowercase hex digits of every byte value. */
+const HEX_HIGH = new Uint8Array(256)
+const HEX_LOW = new Uint8Array(256)
+for (let i = 0; i < 256; i++) {
+  HEX_HIGH[i] = '0123456789abcdef'.charCodeAt(i >>> 4)
+  HEX_LOW[i] = '0123456789abcdef'.charCodeAt(i & 15)
+}
+
+/** Lowercase hex of the 8 bytes at `p`, built as one flat string (faster than a native call or concatenation). */
+function hex8(buf: Uint8Array, p: number): string {
+  const a = buf[p]!
+  const b = buf[p + 1]!
+  const c = buf[p + 2]!
+  const d = buf[p + 3]!
+  const e = buf[p + 4]!
+  const f = buf[p + 5]!
+  const g = buf[p + 6]!
+  const h = buf[p + 7]!
+  return String.fromCharCode(
+    HEX_HIGH[a]!,
+    HEX_LOW[a]!,
+    HEX_HIGH[b]!,
+    HEX_LOW[b]!,
+    HEX_HIGH[c]!,
+    HEX_LOW[c]!,
+    HEX_HIGH[d]!,
+    HEX_LOW[d]!,
+    HEX_HIGH[e]!,
+    HEX_LOW[e]!,
+    HEX_HIGH[f]!,
+    HEX_LOW[f]!,
+    HEX_HIGH[g]!,
+    HEX_LOW[g]!,
+    HEX_HIGH[h]!,
+    HEX_LOW[h]!,
+  )
+}
+
 /** Attribute keys: few distinct ones, all repeated; held internalized (V8's form for property keys). */
 const keyCache = new StringCache(10, 64)
 /** Short string values and names: many repeat (operation names, models, routes, methods). */
@@ -42,6 +80,10 @@ export class ProtobufReader {
   hi = 0
   private readonly view: DataView
   private readonly native: NativeSlices
+  /** Where the last {@link traceId} was read from, and its hex: all spans of a trace share one. */
+  private lastIdStart = -1
+  private lastIdEnd = -1
+  private lastId = ''
 
   constructor(buf: Uint8Array) {
     this.buf = buf
@@ -196,7 +238,30 @@ export class ProtobufReader {
   hex(end: number): string {
     const start = this.pos
     this.pos = end
+    const len = end - start
+    // Span ids in JS; trace ids (deduplicated by traceId) natively, which gives a flat string.
+    if (end - start === 8) return hex8(this.buf, start)
     return this.native.hexSlice(start, end)
+  }
+
+  /** Lowercase hex of a trace id in bytes `pos..end`, reusing the previous one's string when the bytes are equal. */
+  traceId(end: number): string {
+    const buf = this.buf
+    const start = this.pos
+    this.pos = end
+    const prev = this.lastIdStart
+    if (end - start === this.lastIdEnd - prev) {
+      let i = 0
+      const len = end - start
+      while (i < len && buf[start + i] === buf[prev + i]) i++
+      if (i === len) return this.lastId
+    }
+    this.pos = start
+    const id = this.hex(end)
+    this.lastIdStart = start
+    this.lastIdEnd = end
+    this.lastId = id
+    return id
   }
 
   /** A copy of bytes `pos..end` (so the result does not keep the whole payload alive), moving past them. */

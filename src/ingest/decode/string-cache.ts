@@ -22,13 +22,23 @@ export class StringCache {
   }
 
   /**
-   * Looks up `buf[start..end)` (at most {@link maxBytes} long). Returns the slot (≥ 0) on a hit,
+   * Looks up `buf[start..end)` (1 to {@link maxBytes} bytes long). Returns the slot (≥ 0) on a hit,
    * or `-1 - slot` on a miss, the slot to {@link store} the decoded string in.
    */
   find(buf: Uint8Array, start: number, end: number): number {
     const len = end - start
-    let h = 0x811c9dc5 ^ len
-    for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193)
+    // Hash the length and a sample of bytes (start, middle, end: where keys like
+    // gen_ai.request.model / gen_ai.response.model differ); the compare below checks them all.
+    const last = end - 1
+    const mid = start + (len >>> 1)
+    let h = Math.imul(0x811c9dc5 ^ len, 0x01000193)
+    h = Math.imul(h ^ buf[start]!, 0x01000193)
+    h = Math.imul(h ^ buf[mid]!, 0x01000193)
+    h = Math.imul(h ^ buf[mid - 1 > start ? mid - 1 : start]!, 0x01000193)
+    h = Math.imul(h ^ buf[last]!, 0x01000193)
+    h = Math.imul(h ^ buf[last - 1 > start ? last - 1 : start]!, 0x01000193)
+    h = Math.imul(h ^ buf[last - 2 > start ? last - 2 : start]!, 0x01000193)
+    h = Math.imul(h ^ buf[last - 3 > start ? last - 3 : start]!, 0x01000193)
     const slot = (h ^ (h >>> 15)) & this.mask
     if (this.lengths[slot] === len) {
       const bytes = this.bytes
@@ -49,6 +59,8 @@ export class StringCache {
   store(slot: number, buf: Uint8Array, start: number, end: number, value: string): void {
     this.strings[slot] = value
     this.lengths[slot] = end - start
-    this.bytes.set(buf.subarray(start, end), slot * this.maxBytes)
+    const bytes = this.bytes
+    const base = slot * this.maxBytes - start
+    for (let i = start; i < end; i++) bytes[base + i] = buf[i]!
   }
 }
