@@ -1,0 +1,158 @@
+/**
+ * kill -9 of `tracescore run` (the built CLI, as users run it) five times during a stream of agent
+ * runs. Proves at-least-once: every run is scored (its score spans reach a local OTLP receiver), a
+ * committed offset never covers a run whose scores were not delivered, and the duplicates are at
+ * most the runs that were scored but not yet committed when each kill hit.
+ *
+ * Scale: FAULT_KILL_RUNS (default 10,000 runs, 50,000 spans) produced over ~2.5 minutes; each
+ * restart waits for the killed member's Kafka session (30 s) to expire before it gets partitions.
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
+import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
+import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import {
+  commitViolations,
+  groupOffsets,
+  makeRuns,
+  type Placement,
+  produceRuns,
+  runKey,
+  until,
+} from '../helpers/fault-traffic.ts'
+
+const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 10_000)
+const KILLS = 5
+const PARTITIONS = 4
+const SCORERS = ['answered', 'tool-success']
+
+describe('kill -9 of tracescore run during a stream', () => {
+  const kafka = testKafka('fault-kill')
+  let receiver: OtlpReceiver | undefined
+  let service: ServiceProcess | undefined
+  afterAll(async () => {
+    await service?.kill9()
+    await receiver?.close()
+  })
+
+  it(`scores every one of ${RUNS} runs at least once across ${KILLS} kills; duplicates bounded by what was in flight`, async () => {
+    const topic = uniqueName('fault-kill')
+    const groupId = uniqueName('fault-kill-group')
+    await createTopic(kafka, topic, PARTITIONS)
+    receiver = await startOtlpReceiver()
+    const rx = receiver
+    const config = writeServiceConfig(uniqueName('fault-kill'), {
+      brokers: testBrokers(),
+      topic,
+      groupId,
+      deadLetterTopic: `${topic}-dlq`,
+      otlpUrl: rx.url,
+    })
+    const runs = makeRuns(RUNS, 7)
+
+    // A run counts as delivered when all its scores arrived.
+    const delivered = () => {
+      const done = new Set<string>()
+      for (const [key, list] of scoresByRun(rx)) if (list.length >= SCORERS.length) done.add(key)
+      return done
+    }
+    // Scores that had arrived by a moment, per run key.
+    const deliveredBefore = (at: number) => {
+      const done = new Set<string>()
+      for (const [key, list] of scoresByRun(rx))
+        if (list.filter((s) => s.firstAt <= at).length >= SCORERS.length) done.add(key)
+      return done
+    }
+
+    service = await startService(config)
+    const producer = kafka.producer()
+    await producer.connect()
+    let placements = new Map<string, Placement>()
+    const producing = produceRuns(producer, topic, runs, {
+      partitions: PARTITIONS,
+      ratePerSec: RUNS / 150,
+    }).then((p) => {
+      placements = p
+    })
+    // Offsets of produced runs are known only at the end; keep the invariant samples until then.
+    const samples: { committed: Map<number, number>; delivered: Set<string> }[] = []
+    let sampling = true
+    const sampler = (async () => {
+      while (sampling) {
+        const committed = await groupOffsets(kafka, groupId, topic).catch(() => undefined)
+        if (committed) samples.push({ committed, delivered: delivered() })
+        await new Promise((r) => setTimeout(r, 2_000))
+      }
+    })()
+
+    // Kill, note what was scored but not committed at that moment, restart.
+    const inFlightAtKill: { at: number; committed: Map<number, number> }[] = []
+    const kills: (NodeJS.Signals | null)[] = []
+    for (let k = 0; k < KILLS; k++) {
+      const before = rx.scores.size
+      await until(
+        () => rx.scores.size >= before + 200,
+        60_000,
+        () => `progress before kill ${k + 1} (${rx.scores.size} scores)`,
+      )
+      await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000))
+      const at = Date.now()
+      await service.kill9()
+      kills.push((await service.exited).signal)
+      // The process is dead: the group's committed offsets are what it managed to commit.
+      inFlightAtKill.push({ at, committed: await groupOffsets(kafka, groupId, topic) })
+      service = await startService(config)
+    }
+    await producing
+    await producer.disconnect()
+
+    await until(
+      () => delivered().size >= runs.length,
+      180_000,
+      () => `all runs scored (${delivered().size}/${runs.length})`,
+      500,
+    )
+    sampling = false
+    await sampler
+    // Let the last commits land, then stop gracefully.
+    await until(
+      async () => {
+        const committed = await groupOffsets(kafka, groupId, topic)
+        return [...Array(PARTITIONS).keys()].every(
+          (p) =>
+            committed.get(p) ===
+            1 + Math.max(...[...placements.values()].filter((x) => x.partition === p).map((x) => x.offset)),
+        )
+      },
+      30_000,
+      () => 'final commit',
+    )
+    expect(await service.stop()).toBe(0)
+
+    // Zero lost: every run has every scorer's span.
+    const byRun = scoresByRun(rx)
+    const lost = runs.filter((run) => (byRun.get(runKey(run))?.length ?? 0) < SCORERS.length)
+    expect(lost.map(runKey)).toEqual([])
+    expect(new Set([...rx.scores.values()].map((s) => s.scorer))).toEqual(new Set(SCORERS))
+    expect(kills).toEqual(Array(KILLS).fill('SIGKILL'))
+
+    // Offsets never ran ahead of delivery.
+    for (const s of samples) expect(commitViolations(s.committed, placements, s.delivered)).toEqual([])
+
+    // Duplicates: at most the scores of runs delivered before a kill but above its committed offset.
+    let bound = 0
+    for (const kill of inFlightAtKill) {
+      const scored = deliveredBefore(kill.at)
+      for (const [key, place] of placements) {
+        if (scored.has(key) && place.offset >= (kill.committed.get(place.partition) ?? -1))
+          bound += SCORERS.length
+      }
+    }
+    const duplicates = rx.duplicates()
+    console.log(
+      `kill -9 x${KILLS}: ${runs.length} runs, ${rx.scores.size} score spans, ${duplicates} duplicate arrivals, ` +
+        `bound ${bound} (scored-but-uncommitted at the kills), ${samples.length} commit samples`,
+    )
+    expect(duplicates).toBeLessThanOrEqual(bound)
+  })
+})
