@@ -265,8 +265,11 @@ async function callModel(
   const call = async () => {
     request.abortSignal?.throwIfAborted()
     telemetry.modelCallCount++
-    const timeout = AbortSignal.timeout(timeoutMs)
-    const abortSignal = request.abortSignal ? AbortSignal.any([request.abortSignal, timeout]) : timeout
+    // A timer cleared when the call ends, so finished calls hold no timers.
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(new JudgeTimeoutError(timeoutMs)), timeoutMs)
+    const signal = timeout.signal
+    const abortSignal = request.abortSignal ? AbortSignal.any([request.abortSignal, signal]) : signal
     try {
       const result = await generateText({
         model,
@@ -280,8 +283,10 @@ async function callModel(
       const text = typeof result.output === 'string' ? result.output : result.text
       return { text, usage: result.totalUsage, finishReason: result.finishReason }
     } catch (error) {
-      if (timeout.aborted && !request.abortSignal?.aborted) throw new JudgeTimeoutError(timeoutMs)
+      if (signal.aborted && !request.abortSignal?.aborted) throw new JudgeTimeoutError(timeoutMs)
       throw error
+    } finally {
+      clearTimeout(timer)
     }
   }
   const result = runtime.limiter ? await runtime.limiter.schedule(callKey(request), call) : await call()
