@@ -238,7 +238,6 @@ export class ProtobufReader {
   hex(end: number): string {
     const start = this.pos
     this.pos = end
-    const len = end - start
     // Span ids in JS; trace ids (deduplicated by traceId) natively, which gives a flat string.
     if (end - start === 8) return hex8(this.buf, start)
     return this.native.hexSlice(start, end)

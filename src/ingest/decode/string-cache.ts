@@ -34,11 +34,13 @@ export class StringCache {
     let h = Math.imul(0x811c9dc5 ^ len, 0x01000193)
     h = Math.imul(h ^ buf[start]!, 0x01000193)
     h = Math.imul(h ^ buf[mid]!, 0x01000193)
-    h = Math.imul(h ^ buf[mid - 1 > start ? mid - 1 : start]!, 0x01000193)
     h = Math.imul(h ^ buf[last]!, 0x01000193)
-    h = Math.imul(h ^ buf[last - 1 > start ? last - 1 : start]!, 0x01000193)
-    h = Math.imul(h ^ buf[last - 2 > start ? last - 2 : start]!, 0x01000193)
-    h = Math.imul(h ^ buf[last - 3 > start ? last - 3 : start]!, 0x01000193)
+    if (len > 4) {
+      h = Math.imul(h ^ buf[mid - 1]!, 0x01000193)
+      h = Math.imul(h ^ buf[last - 1]!, 0x01000193)
+      h = Math.imul(h ^ buf[last - 2]!, 0x01000193)
+      h = Math.imul(h ^ buf[last - 3]!, 0x01000193)
+    }
     const slot = (h ^ (h >>> 15)) & this.mask
     if (this.lengths[slot] === len) {
       const bytes = this.bytes
