@@ -138,6 +138,19 @@ describe('scorer.run with function steps', () => {
     ])
   })
 
+  it('function steps never call the judge, even when one is configured', async () => {
+    const judge = scriptedJudge(['{"score":1}'])
+    const s = createScorer({ id: 's', description: 'd', judge: { model: judge.model, instructions: 'i' } })
+      .preprocess(() => 1)
+      .analyze(() => 2)
+      .generateScore(() => 0.3)
+      .generateReason(() => 'r')
+    const result = await s.run({ output: 'o' })
+    expect(result.score).toBe(0.3)
+    expect(judge.calls).toHaveLength(0)
+    expect('judge' in result).toBe(false)
+  })
+
   it('runs steps in chaining order, not in the conventional order', async () => {
     const order: string[] = []
     const s = createScorer({ id: 's', description: 'd' })
