@@ -36,6 +36,7 @@ export function splitConversation(
       ? fromAgent
       : (fromPrompt ?? fromAgent ?? [])
   if (!agentInput && !firstPrompt) notes.add('input messages not recorded (content capture off?)')
+  if (!instructions && !firstPrompt) notes.add('system instructions not recorded (no model call prompt)')
 
   const system =
     instructions && instructions.length > 0

@@ -1,3 +1,4 @@
+import type { Span } from '../model/index.ts'
 import { readerFor } from './detect-convention.ts'
 import type { Notes } from './notes.ts'
 import type { RunSpans } from './run-spans.ts'
@@ -43,20 +44,12 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
   const { models, tools } = run
   const byId = new Map<string, Draft>()
   const drafts: Draft[] = []
-  const results = new Map<string, { result: unknown; isError: boolean }>()
   let sequence = 0
   let modelOrder = 0
 
   for (const model of models) {
     const reader = readerFor(model)
     if (!reader) continue
-    for (const message of reader.modelInput(model, notes) ?? []) {
-      for (const part of message.parts) {
-        if (part.type === 'tool-result' && part.toolCallId) {
-          results.set(part.toolCallId, { result: part.result, isError: part.isError === true })
-        }
-      }
-    }
     for (const message of reader.modelOutput(model, notes) ?? []) {
       for (const part of message.parts) {
         if (part.type !== 'tool-call') continue
@@ -105,19 +98,39 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     if (error !== undefined) draft.errorText = error
   }
 
-  for (const draft of drafts) {
-    const fromModel = draft.toolCallId ? results.get(draft.toolCallId) : undefined
-    if (!fromModel || draft.errorText !== undefined) continue
-    if (fromModel.isError) draft.errorText = errorTextOf(fromModel.result)
-    else if (!draft.hasResult) {
-      draft.result = fromModel.result
-      draft.hasResult = true
-    }
-  }
+  settleFromModelInputs(drafts, models, notes)
 
   alignToModelOrder(drafts)
   drafts.sort(callOrder)
   return drafts.map((draft, index) => finish(draft, index, notes))
+}
+
+/**
+ * Settles calls that no tool span settled (no span, or content capture off on it) from the
+ * tool results later model calls were sent. Prompts are only parsed while some call is open,
+ * as they repeat the whole conversation at every step.
+ */
+function settleFromModelInputs(drafts: readonly Draft[], models: readonly Span[], notes: Notes): void {
+  const open = new Map<string, Draft>()
+  for (const draft of drafts) {
+    if (draft.toolCallId && !draft.hasResult && draft.errorText === undefined)
+      open.set(draft.toolCallId, draft)
+  }
+  for (const model of models) {
+    if (open.size === 0) return
+    for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
+      for (const part of message.parts) {
+        const draft = part.type === 'tool-result' && part.toolCallId ? open.get(part.toolCallId) : undefined
+        if (!draft || part.type !== 'tool-result') continue
+        if (part.isError) draft.errorText = errorTextOf(part.result)
+        else {
+          draft.result = part.result
+          draft.hasResult = true
+        }
+        open.delete(part.toolCallId!)
+      }
+    }
+  }
 }
 
 /**
