@@ -136,6 +136,74 @@ describe('tracescore vs @mastra/core createScorer', () => {
     expectSame(await both(define, ['{"score":0.42}'], { output: 'answer', runId: 'r' }))
   })
 
+  it('four prompt-object steps on an agent run: same step results, all four prompts, same judge requests', async () => {
+    const define: Define = (create, model) =>
+      create({
+        id: 'four-prompts',
+        description: 'd',
+        type: 'agent',
+        judge: { model, instructions: 'Evaluate.' },
+      })
+        .preprocess({
+          description: 'extract',
+          outputSchema: z.object({ question: z.string() }),
+          createPrompt: ({ run }: any) =>
+            `Extract the question from: ${run.input.inputMessages[0].content.content}`,
+        })
+        .analyze({
+          description: 'analyze',
+          outputSchema: z.object({ answered: z.boolean(), confidence: z.number().min(0).max(1) }),
+          createPrompt: ({ run, results }: any) =>
+            `Question: ${results.preprocessStepResult.question}\nAnswer: ${run.output[0].content.content}`,
+        })
+        .generateScore({
+          description: 'score',
+          createPrompt: ({ results }: any) =>
+            `Score this analysis: ${JSON.stringify(results.analyzeStepResult)}`,
+        })
+        .generateReason({
+          description: 'reason',
+          createPrompt: ({ score, results }: any) =>
+            `Why ${score}? ${results.preprocessStepResult.question} / ${results.analyzeStepResult.answered}`,
+        })
+    const message = (role: string, text: string) => ({
+      id: `${role}-1`,
+      role,
+      createdAt: new Date(0),
+      content: { format: 2, parts: [{ type: 'text', text }], content: text },
+    })
+    const input = {
+      input: {
+        inputMessages: [message('user', 'What is the capital of France?')],
+        rememberedMessages: [],
+        systemMessages: [{ role: 'system', content: 'You are helpful.' }],
+        taggedSystemMessages: {},
+      },
+      output: [message('assistant', 'Paris.')],
+      runId: 'r',
+    }
+    const turns = [
+      '{"question":"What is the capital of France?"}',
+      '{"answered":true,"confidence":0.9}',
+      '{"score":0.9}',
+      'The answer is correct and direct.',
+    ]
+    const pair = await both(define, turns, input)
+    expectSame(pair)
+    expect(pair.ours.result).toMatchObject({
+      score: 0.9,
+      reason: 'The answer is correct and direct.',
+      preprocessPrompt: 'Extract the question from: What is the capital of France?',
+      generateReasonPrompt: 'Why 0.9? What is the capital of France? / true',
+    })
+    expect(Object.keys(pair.ours.result!.judge)).toEqual([
+      'preprocess',
+      'analyze',
+      'generateScore',
+      'generateReason',
+    ])
+  })
+
   for (const jsonPromptInjection of [false, true, 'system', 'inline'] as const) {
     it(`jsonPromptInjection ${String(jsonPromptInjection)}: the judge receives the same request`, async () => {
       const define: Define = (create, model) =>
