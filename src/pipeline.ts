@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { scoreTrace } from './score-trace.ts'
 import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
+import type { Decision } from './scoring/registry.ts'
 import { TokenBudget } from './scoring/token-budget.ts'
 import { createSinks, type Sink, type SinkConfig } from './sink/index.ts'
 import { isAgentRunSpan } from './transform/index.ts'
@@ -26,6 +27,19 @@ export interface PipelineDeps {
   /** Extra sinks, delivered to along with the configured ones (the demo's summary uses this). */
   extraSinks?: Sink[]
   now?: () => number
+}
+
+/** The JSON record of one decision on the decisions topic (`kafka.decisionsTopic`). */
+export function toDecisionMessage(decision: Decision) {
+  return {
+    traceId: decision.traceId,
+    spanId: decision.spanId,
+    scorer: decision.scorer,
+    outcome: decision.outcome,
+    ...(decision.detail ? { detail: decision.detail } : {}),
+    ...(decision.record?.score !== undefined ? { score: decision.record.score } : {}),
+    ...(decision.record?.error ? { error: decision.record.error } : {}),
+  }
 }
 
 /** The sink list the configuration asks for. */
@@ -59,6 +73,8 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const budget = new TokenBudget(budgets, deps.now)
   configureJudgeFromConfig(config)
 
+  const decisionsProducer = config.kafka.decisionsTopic ? kafkaClientOf(config).producer() : undefined
+
   const source: KafkaSource = createKafkaSource({
     kafka: kafkaClientOf(config),
     groupId: config.kafka.groupId,
@@ -79,6 +95,13 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
       })
       for (const d of decisions)
         logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
+      if (decisionsProducer && decisions.length > 0) {
+        await decisionsProducer.send({
+          topic: config.kafka.decisionsTopic!,
+          acks: -1,
+          messages: decisions.map((d) => ({ key: d.traceId, value: JSON.stringify(toDecisionMessage(d)) })),
+        })
+      }
       if (records.length === 0) return
       try {
         await sinks.deliver(records)
@@ -95,11 +118,15 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   let last = source.stats()
   const refresh = () => {
     const now = source.stats()
-    metrics.records.inc(now.records - last.records)
-    metrics.spans.inc(now.spans - last.spans)
-    metrics.deadLetters.inc(now.deadLetters - last.deadLetters)
-    metrics.lateSpans.inc(now.lateSpans - last.lateSpans)
-    metrics.traces.inc({ complete: 'true' }, now.tracesReleased - last.tracesReleased)
+    const delta = (key: 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased') => {
+      const d = (now[key] ?? 0) - (last[key] ?? 0)
+      return Number.isFinite(d) && d > 0 ? d : 0
+    }
+    metrics.records.inc(delta('records'))
+    metrics.spans.inc(delta('spans'))
+    metrics.deadLetters.inc(delta('deadLetters'))
+    metrics.lateSpans.inc(delta('lateSpans'))
+    metrics.traces.inc({ complete: 'true' }, delta('tracesReleased'))
     metrics.bufferedSpans.set(now.bufferedSpans)
     last = now
   }
@@ -148,12 +175,14 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
         },
         'tracescore starting',
       )
+      await decisionsProducer?.connect()
       await source.start()
     },
     async stop() {
       await source.stop()
       if (adminConnected) await admin.disconnect().catch(() => {})
       await sinks.close()
+      await decisionsProducer?.disconnect()
       refresh()
       logger.info({ stats: source.stats() }, 'tracescore stopped')
     },

@@ -78,6 +78,8 @@ export const configSchema = z
         encoding: z.enum(['otlp_proto', 'otlp_json']).default('otlp_proto'),
         fromBeginning: z.boolean().default(false),
         deadLetterTopic: z.string().min(1).default('otlp_spans_dlq'),
+        /** When set, every (run, scorer) decision is produced here as one JSON record keyed by trace id. */
+        decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */
         repartition: z.boolean().default(false),
         ssl: z.boolean().default(false),

@@ -10,8 +10,14 @@ export async function startOpsServer(options: {
 }): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const server = createServer(async (req, res) => {
     if (req.url === '/metrics') {
-      res.writeHead(200, { 'content-type': options.registry.contentType })
-      res.end(await options.registry.metrics())
+      try {
+        const body = await options.registry.metrics()
+        res.writeHead(200, { 'content-type': options.registry.contentType }).end(body)
+      } catch (error) {
+        res
+          .writeHead(500, { 'content-type': 'text/plain' })
+          .end(`metrics unavailable: ${(error as Error).message}\n`)
+      }
     } else if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n')
     } else if (req.url === '/readyz') {

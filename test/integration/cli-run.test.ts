@@ -95,7 +95,7 @@ const sampled = createScorer({ id: 'sampled-length', description: 'output messag
   .generateScore(({ run }) => run.output.length)
 
 export default defineConfig({
-  kafka: { topic: '${topic}', groupId: '${groupId}', fromBeginning: true },
+  kafka: { topic: '${topic}', groupId: '${groupId}', fromBeginning: true, decisionsTopic: '${topic}_decisions' },
   assembly: { settleMs: 300 },
   scorers: {
     answered: { scorer: answeredScorer },
@@ -188,5 +188,22 @@ export default defineConfig({
       const partition = committed[0]!.partitions.find((p) => p.partition === end.partition)!
       expect(partition.offset).toBe(end.high)
     }
+    // The decisions topic holds one decision per (run, scorer), keyed by trace id.
+    const consumer = kafka.consumer({ groupId: `${groupId}-decisions` })
+    await consumer.connect()
+    await consumer.subscribe({ topic: `${topic}_decisions`, fromBeginning: true })
+    const decisions: { traceId: string; scorer: string; outcome: string }[] = []
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const value = JSON.parse(message.value!.toString())
+        expect(message.key!.toString()).toBe(value.traceId)
+        decisions.push(value)
+      },
+    })
+    await until('all decisions on the topic', () => (decisions.length >= runs.length * 4 ? true : undefined))
+    await consumer.disconnect()
+    expect(decisions.filter((d) => d.scorer === 'sampled' && d.outcome === 'sampled-out').length).toBe(
+      runs.filter((r) => !shouldSample(r.traceId, 0.5)).length,
+    )
   })
 })
