@@ -108,8 +108,25 @@ export const openInferenceReader: ConventionReader = {
       ? flattenedMessages(span.attributes, 'llm.output_messages')
       : outputMessages(value)
   },
-  modelInput: (span) => flattenedMessages(span.attributes, 'llm.input_messages'),
-  modelOutput: (span) => flattenedMessages(span.attributes, 'llm.output_messages'),
+  modelInput(span, notes) {
+    const flattened = flattenedMessages(span.attributes, 'llm.input_messages')
+    if (flattened) return flattened
+    // Without flattened messages, `input.value` may hold the provider request (`{messages}`).
+    const value = ioValue(span, 'input', notes)
+    return isRecord(value) && Array.isArray(value.messages) ? parseMessages(value.messages) : undefined
+  },
+  modelOutput(span, notes) {
+    const flattened = flattenedMessages(span.attributes, 'llm.output_messages')
+    if (flattened) return flattened
+    // Or `output.value` the provider response (`{choices:[{message}]}`).
+    const value = ioValue(span, 'output', notes)
+    if (!isRecord(value) || !Array.isArray(value.choices)) return undefined
+    return parseMessages(
+      value.choices.flatMap((choice) =>
+        isRecord(choice) && isRecord(choice.message) ? [choice.message] : [],
+      ),
+    )
+  },
   toolCall(span, notes) {
     const attributes = span.attributes
     const argsKey = 'input.value' in attributes ? 'input.value' : 'tool.parameters'

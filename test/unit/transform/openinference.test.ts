@@ -134,4 +134,34 @@ describe('extractAgentRuns on OpenInference spans', () => {
     expect(sub.input.inputMessages.map((m) => m.content.content)).toEqual(['A17'])
     expect(runs[0]!.output[0]!.content.toolInvocations?.map((call) => call.toolName)).toEqual(['lookup'])
   })
+
+  it('falls back to the provider request and response in input.value / output.value', () => {
+    const runs = extractAgentRuns([
+      span({ id: 'a', end: 50, attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'bot' } }),
+      span({
+        id: 'l',
+        parent: 'a',
+        start: 1,
+        end: 10,
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'input.value': JSON.stringify({
+            model: 'm',
+            messages: [
+              { role: 'system', content: 'Be short.' },
+              { role: 'user', content: 'Hi?' },
+            ],
+          }),
+          'input.mime_type': 'application/json',
+          'output.value': JSON.stringify({
+            choices: [{ message: { role: 'assistant', content: 'Hello.' } }],
+          }),
+          'output.mime_type': 'application/json',
+        },
+      }),
+    ])
+    expect(runs[0]!.input.systemMessages).toEqual([{ role: 'system', content: 'Be short.' }])
+    expect(runs[0]!.input.inputMessages.map((m) => m.content.content)).toEqual(['Hi?'])
+    expect(runs[0]!.output[0]!.content.content).toBe('Hello.')
+  })
 })
