@@ -25,6 +25,8 @@ describe('decodeOtlpJsonLines', () => {
       expect(error).toBeInstanceOf(OtlpDecodeError)
       expect((error as OtlpDecodeError).message).toMatch(/^line 3: /)
       expect((error as OtlpDecodeError).code).toBe('invalid_field')
+      expect((error as OtlpDecodeError).offset).toBe(2 * (good.length + 1))
+      expect((error as OtlpDecodeError).path).toBe('resourceSpans')
     }
   })
 })

@@ -24,9 +24,10 @@ export function decodeOtlpJsonLines(text: string): Span[] {
         visitOtlpJsonRequest(parseOtlpJsonText(content), visit, content.length)
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error
+        // Offsets become offsets in the whole text; the message already says where in the line.
         throw new OtlpDecodeError(error.code, `line ${line}: ${error.message}`, {
+          offset: start + (error.offset ?? 0),
           ...(error.path !== undefined ? { path: error.path } : {}),
-          offset: start,
           cause: error,
         })
       }

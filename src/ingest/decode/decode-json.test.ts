@@ -190,6 +190,15 @@ describe('decodeOtlpJson on the Collector example and edge cases', () => {
     )
   })
 
+  it('keeps int64 beyond 2^53 exact as strings and rejects values outside int64', () => {
+    const attrs = (value: unknown) => spanJson({ attributes: [{ key: 'n', value: { intValue: value } }] })
+    expect(decodeOtlpJson(attrs('9223372036854775807'))[0]!.attributes.n).toBe('9223372036854775807')
+    expect(decodeOtlpJson(attrs('-9223372036854775808'))[0]!.attributes.n).toBe('-9223372036854775808')
+    expect(decodeOtlpJson(attrs('-17'))[0]!.attributes.n).toBe(-17)
+    expect(errorOf(() => decodeOtlpJson(attrs('9223372036854775808'))).code).toBe('invalid_field')
+    expect(errorOf(() => decodeOtlpJson(attrs(1e300))).code).toBe('invalid_field')
+  })
+
   it('limits nesting depth with too_deep', () => {
     let value: unknown = { stringValue: 'x' }
     for (let i = 0; i < 200; i++) value = { arrayValue: { values: [value] } }
@@ -206,5 +215,86 @@ describe('decodeOtlpJson on the Collector example and edge cases', () => {
     const seen: string[] = []
     visitOtlpJsonRequest(JSON.parse(spanJson({})), (span) => seen.push(span.spanId))
     expect(seen).toEqual(['eee19b7ec3c1b174'])
+  })
+})
+
+describe('decodeOtlpJson on mutated requests', () => {
+  const JUNK: unknown[] = [
+    null,
+    true,
+    0,
+    -1.5,
+    2 ** 70,
+    '',
+    'x',
+    'NaN',
+    '1',
+    [],
+    [1, 'a'],
+    {},
+    { stringValue: 3 },
+    { key: 1 },
+  ]
+
+  /** Every object/array node of a parsed value, with a way to replace it. */
+  function slots(root: unknown): ((v: unknown) => void)[] {
+    const out: ((v: unknown) => void)[] = []
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) {
+        node.forEach((child, i) => {
+          out.push((v) => {
+            node[i] = v
+          })
+          walk(child)
+        })
+      } else if (node !== null && typeof node === 'object') {
+        for (const [k, child] of Object.entries(node)) {
+          out.push((v) => {
+            ;(node as Record<string, unknown>)[k] = v
+          })
+          walk(child)
+        }
+      }
+    }
+    walk(root)
+    return out
+  }
+
+  it('any node replaced by junk: a well-typed decode or OtlpDecodeError, nothing else', () => {
+    const gen = new SpanGenerator(rng(21))
+    const random = rng(22)
+    let errors = 0
+    let decodes = 0
+    for (let i = 0; i < 400; i++) {
+      const request = JSON.parse(encodeJson(gen.request(), i % 2 === 0 ? 'hex' : 'base64'))
+      const targets = slots(request)
+      if (targets.length === 0) continue
+      for (let k = 0; k < 1 + Math.floor(random() * 3); k++) {
+        targets[Math.floor(random() * targets.length)]!(JUNK[Math.floor(random() * JUNK.length)])
+      }
+      try {
+        visitOtlpJsonRequest(request, (span) => {
+          if (!/^[0-9a-f]{32}$/.test(span.traceId) || !/^[0-9a-f]{16}$/.test(span.spanId)) {
+            expect.fail(`bad ids ${span.traceId} ${span.spanId}`)
+          }
+          if (typeof span.name !== 'string' || !/^[0-9]+$/.test(span.startTimeUnixNano)) {
+            expect.fail('bad span')
+          }
+        })
+        decodes++
+      } catch (error) {
+        if (!(error instanceof OtlpDecodeError)) throw error
+        errors++
+      }
+    }
+    expect(errors).toBeGreaterThan(50)
+    expect(decodes).toBeGreaterThan(50)
+  })
+
+  it('truncated JSON text at every offset: invalid_json, never another error', () => {
+    const text = encodeJson(new SpanGenerator(rng(23)).request())
+    for (let cut = 0; cut < text.length; cut += 7) {
+      expect(errorOf(() => decodeOtlpJson(text.slice(0, cut))).code).toBe('invalid_json')
+    }
   })
 })

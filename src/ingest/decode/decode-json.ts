@@ -147,8 +147,10 @@ function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
   const scope: InstrumentationScope = { name: stringOf(value.name, cur, 'scope.name') }
   const version = stringOf(value.version, cur, 'scope.version')
   if (version) scope.version = version
-  if (Array.isArray(value.attributes) && value.attributes.length > 0) {
-    scope.attributes = attributesOf(value.attributes, cur, 'scope.attributes', 0)
+  const attributes = attributesOf(value.attributes, cur, 'scope.attributes', 0)
+  for (const _ in attributes) {
+    scope.attributes = attributes
+    break
   }
   return scope
 }
@@ -339,16 +341,24 @@ function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): 
   return null
 }
 
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
 function intOf(value: unknown, cur: Cursor, field: string): number | string {
   if (typeof value === 'number') {
-    if (!Number.isInteger(value)) fail(cur, field, 'intValue must be an integer')
-    return Number.isSafeInteger(value) ? value : BigInt(value).toString()
-  }
-  if (typeof value === 'string' && value.length <= 20 && SIGNED.test(value)) {
+    if (Number.isSafeInteger(value)) return value
+    if (Number.isInteger(value)) return int64Text(BigInt(value), cur, field)
+  } else if (typeof value === 'string' && value.length <= 20 && SIGNED.test(value)) {
     const n = Number(value)
-    return Number.isSafeInteger(n) ? n : BigInt(value).toString()
+    return Number.isSafeInteger(n) ? n : int64Text(BigInt(value), cur, field)
   }
   fail(cur, field, 'intValue must be an integer or a decimal string')
+}
+
+/** Decimal text of an integer beyond 2^53, which must still fit in int64. */
+function int64Text(value: bigint, cur: Cursor, field: string): string {
+  if (value < INT64_MIN || value > INT64_MAX) fail(cur, field, 'intValue out of the int64 range')
+  return value.toString()
 }
 
 function doubleOf(value: unknown, cur: Cursor, field: string): number {

@@ -43,6 +43,13 @@ describe('decodeOtlpTraces on spans serialized by @opentelemetry/otlp-transforme
     expect(byId(fromJson)).toEqual(byId(fromProto))
   })
 
+  it('decodes a payload that is a view into a larger buffer (Kafka hands out pooled slices)', () => {
+    const pool = Buffer.alloc(payloads.otlp_proto.length + 100, 0xff)
+    pool.set(payloads.otlp_proto, 37)
+    const view = pool.subarray(37, 37 + payloads.otlp_proto.length)
+    expect(decodeOtlpTraces(view)).toEqual(decodeOtlpTraces(payloads.otlp_proto))
+  })
+
   it('shares one resource object among the spans of a ResourceSpans', () => {
     const spans = decodeOtlpTraces(payloads.otlp_proto)
     expect(spans[0]!.resource).toBe(spans[1]!.resource)
