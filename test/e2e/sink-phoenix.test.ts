@@ -1,0 +1,271 @@
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { promisify } from 'node:util'
+import { SpanKind } from '@opentelemetry/api'
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ScoreRecord } from '../../src/model/index.ts'
+import { createOtlpSink } from '../../src/sink/otlp-sink.ts'
+import { createPhoenixAnnotationSink } from '../../src/sink/phoenix-annotation-sink.ts'
+import { scoreSpanId } from '../../src/sink/score-span-id.ts'
+import { tracescoreVersion } from '../../src/sink/tracescore-version.ts'
+
+// A real Phoenix (scripts/phoenix-start.sh): the agent trace goes in over OTLP/HTTP protobuf as
+// an instrumented agent would send it, then tracescore's sinks add the score spans and the span
+// annotations, and Phoenix's REST API shows what it stored.
+
+const run = promisify(execFile)
+const repoRoot = new URL('../../', import.meta.url).pathname
+
+interface PhoenixSpan {
+  name: string
+  context: { trace_id: string; span_id: string }
+  parent_id: string | null
+  span_kind: string
+  status_code: string
+  status_message: string
+  attributes: Record<string, unknown>
+  events: { name: string; attributes: Record<string, unknown> }[]
+}
+
+interface PhoenixAnnotation {
+  span_id: string
+  name: string
+  annotator_kind: string
+  identifier: string
+  result: { score?: number | null; label?: string | null; explanation?: string | null }
+  metadata: Record<string, unknown>
+}
+
+function phoenixAt(port: number) {
+  const baseUrl = `http://127.0.0.1:${port}`
+  const env = { ...process.env, PHOENIX_PORT: String(port), PHOENIX_GRPC_PORT: String(port - 6006 + 4317) }
+  return {
+    baseUrl,
+    start: () => run('bash', ['scripts/phoenix-start.sh'], { cwd: repoRoot, env }),
+    stop: () => run('bash', ['scripts/phoenix-stop.sh'], { cwd: repoRoot, env }),
+    async spans(traceId: string): Promise<PhoenixSpan[]> {
+      const res = await fetch(`${baseUrl}/v1/projects/default/spans?trace_id=${traceId}&limit=1000`)
+      if (!res.ok) throw new Error(`GET spans: ${res.status} ${await res.text()}`)
+      return ((await res.json()) as { data: PhoenixSpan[] }).data
+    },
+    async annotations(spanId: string): Promise<PhoenixAnnotation[]> {
+      const res = await fetch(`${baseUrl}/v1/projects/default/span_annotations?span_ids=${spanId}&limit=100`)
+      if (!res.ok) throw new Error(`GET span_annotations: ${res.status} ${await res.text()}`)
+      return ((await res.json()) as { data: PhoenixAnnotation[] }).data
+    },
+  }
+}
+
+/** Polls until `check` returns a value (Phoenix inserts OTLP spans asynchronously). */
+async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  what: string,
+  limitMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + limitMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+/** Sends one agent-run span, the way an instrumented agent exports it, and returns its ids. */
+async function sendAgentTrace(baseUrl: string): Promise<{ traceId: string; spanId: string }> {
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'support-agent-service' }),
+    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${baseUrl}/v1/traces` }))],
+  })
+  const span = provider.getTracer('e2e-agent').startSpan('invoke_agent support-agent', {
+    kind: SpanKind.INTERNAL,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'support-agent',
+      'openinference.span.kind': 'AGENT',
+    },
+  })
+  span.end()
+  const { traceId, spanId } = span.spanContext()
+  await provider.forceFlush()
+  await provider.shutdown()
+  return { traceId, spanId }
+}
+
+function records(run: { traceId: string; spanId: string }, tag: string): ScoreRecord[] {
+  const base = {
+    traceId: run.traceId,
+    spanId: run.spanId,
+    runId: `${run.traceId}:${run.spanId}`,
+    agentName: 'support-agent',
+    timestampMs: Date.now(),
+  }
+  return [
+    {
+      ...base,
+      scorerId: `task-success-${tag}`,
+      scorerName: `Task success ${tag}`,
+      scorerKind: 'llm',
+      score: 0.82,
+      label: 'pass',
+      reason: 'Resolved the order query in 2 tool calls',
+      judge: { model: 'openai/gpt-5-mini', inputTokens: 812, outputTokens: 64, totalTokens: 876, calls: 1 },
+      samplingRate: 0.5,
+    },
+    {
+      ...base,
+      scorerId: `tool-accuracy-${tag}`,
+      scorerName: `Tool accuracy ${tag}`,
+      scorerKind: 'code',
+      error: { type: 'ScorerError', message: 'tool result missing' },
+    },
+  ]
+}
+
+const phoenix = phoenixAt(6006)
+
+beforeAll(async () => {
+  await phoenix.start()
+})
+
+describe('score spans and annotations in a real Phoenix', () => {
+  let agent: { traceId: string; spanId: string }
+  let scores: ScoreRecord[]
+
+  beforeAll(async () => {
+    agent = await sendAgentTrace(phoenix.baseUrl)
+    scores = records(agent, randomBytes(3).toString('hex'))
+    const otlp = createOtlpSink({
+      endpoint: `${phoenix.baseUrl}/v1/traces`,
+      protocol: 'http/protobuf',
+      env: {},
+    })
+    const annotations = createPhoenixAnnotationSink({
+      baseUrl: phoenix.baseUrl,
+      env: {},
+      retry: { retries: 40, initialDelayMs: 250, maxDelayMs: 1000 },
+    })
+    await otlp.deliver(scores)
+    // The annotations need the agent span stored; until then Phoenix answers 404 and the sink retries.
+    await annotations.deliver(scores)
+    // A replay writes the same span ids and upserts the same annotations.
+    await otlp.deliver(scores)
+    await annotations.deliver(scores)
+    await otlp.close()
+  })
+
+  it('stores the score spans in the run trace, parented to the agent span, with the evaluation attributes', async () => {
+    const spans = await eventually(async () => {
+      const found = await phoenix.spans(agent.traceId)
+      return found.length >= 3 ? found : undefined
+    }, 'the agent span and two score spans')
+    expect(spans).toHaveLength(3) // the replay added nothing
+    const byId = new Map(spans.map((s) => [s.context.span_id, s]))
+    expect(byId.get(agent.spanId)?.name).toBe('invoke_agent support-agent')
+
+    const [ok, failed] = scores as [ScoreRecord, ScoreRecord]
+    const okSpan = byId.get(scoreSpanId(agent.traceId, agent.spanId, ok.scorerId))!
+    expect(okSpan).toBeDefined()
+    expect(okSpan.name).toBe(`evaluation ${ok.scorerId}`)
+    expect(okSpan.context.trace_id).toBe(agent.traceId)
+    expect(okSpan.parent_id).toBe(agent.spanId)
+    expect(okSpan.span_kind).toBe('EVALUATOR')
+    expect(okSpan.attributes).toMatchObject({
+      'gen_ai.evaluation.name': ok.scorerName,
+      'gen_ai.evaluation.score.value': 0.82,
+      'gen_ai.evaluation.score.label': 'pass',
+      'gen_ai.evaluation.explanation': ok.reason,
+      'tracescore.scorer.id': ok.scorerId,
+      'tracescore.agent.name': 'support-agent',
+      'tracescore.judge.model': 'openai/gpt-5-mini',
+      'tracescore.judge.total_tokens': 876,
+      'tracescore.version': tracescoreVersion,
+    })
+    expect(okSpan.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result'])
+
+    const failedSpan = byId.get(scoreSpanId(agent.traceId, agent.spanId, failed.scorerId))!
+    expect(failedSpan.parent_id).toBe(agent.spanId)
+    expect(failedSpan.status_code).toBe('ERROR')
+    expect(failedSpan.status_message).toBe('tool result missing')
+    expect(failedSpan.attributes['error.type']).toBe('ScorerError')
+  })
+
+  it('stores one annotation per scorer on the agent span, upserted by the replay', async () => {
+    const annotations = await phoenix.annotations(agent.spanId)
+    const ours = annotations.filter((a) => scores.some((s) => s.scorerId === a.identifier))
+    expect(ours).toHaveLength(2)
+    const llm = ours.find((a) => a.annotator_kind === 'LLM')!
+    expect(llm).toMatchObject({
+      span_id: agent.spanId,
+      name: scores[0]!.scorerName,
+      identifier: scores[0]!.scorerId,
+      result: { score: 0.82, label: 'pass', explanation: scores[0]!.reason },
+    })
+    expect(llm.metadata).toMatchObject({ source: 'tracescore', run_id: scores[0]!.runId })
+    const code = ours.find((a) => a.annotator_kind === 'CODE')!
+    expect(code.result).toMatchObject({ label: 'error', explanation: 'ScorerError: tool result missing' })
+  })
+})
+
+describe('Phoenix down while the sink retries', () => {
+  // A private Phoenix on another port, so that stopping it disturbs no other test.
+  const privatePhoenix = phoenixAt(6026)
+  afterAll(async () => {
+    await privatePhoenix.stop()
+  })
+
+  it('loses nothing: delivery resolves after Phoenix is back, with every score stored', async () => {
+    await privatePhoenix.start()
+    const agent = await sendAgentTrace(privatePhoenix.baseUrl)
+    await eventually(
+      async () => ((await privatePhoenix.spans(agent.traceId)).length > 0 ? true : undefined),
+      'the agent span',
+    )
+    await privatePhoenix.stop()
+
+    const scores = records(agent, 'outage')
+    const retry = { retries: 200, initialDelayMs: 250, maxDelayMs: 1000 }
+    const otlp = createOtlpSink({
+      endpoint: `${privatePhoenix.baseUrl}/v1/traces`,
+      protocol: 'http/protobuf',
+      timeoutMs: 1000,
+      retry,
+      env: {},
+    })
+    const annotations = createPhoenixAnnotationSink({ baseUrl: privatePhoenix.baseUrl, env: {}, retry })
+    const delivered = Promise.all([otlp.deliver(scores), annotations.deliver(scores)])
+    let settled = false
+    void delivered.then(
+      () => {
+        settled = true
+      },
+      () => {
+        settled = true
+      },
+    )
+    // Keep Phoenix down for a while (bounded), then bring it back.
+    await new Promise((r) => setTimeout(r, 10_000))
+    expect(settled).toBe(false)
+    expect(otlp.stats().retries).toBeGreaterThan(0)
+    expect(annotations.stats().retries).toBeGreaterThan(0)
+    await privatePhoenix.start()
+    await delivered
+    await otlp.close()
+
+    expect(otlp.stats()).toMatchObject({ delivered: 2, failed: 0 })
+    expect(annotations.stats()).toMatchObject({ delivered: 2, failed: 0 })
+    const spans = await eventually(async () => {
+      const found = await privatePhoenix.spans(agent.traceId)
+      return found.length >= 3 ? found : undefined
+    }, 'both score spans')
+    expect(spans.map((s) => s.context.span_id).sort()).toEqual(
+      [agent.spanId, ...scores.map((s) => scoreSpanId(agent.traceId, agent.spanId, s.scorerId))].sort(),
+    )
+    expect((await privatePhoenix.annotations(agent.spanId)).map((a) => a.identifier).sort()).toEqual(
+      scores.map((s) => s.scorerId).sort(),
+    )
+  })
+})
