@@ -39,6 +39,8 @@ export interface JudgeModelSettings {
   presencePenalty?: number
   frequencyPenalty?: number
   headers?: Record<string, string>
+  /** The AI SDK's own retries per call; 0 by default so they do not multiply processor retries. */
+  maxRetries?: number
   providerOptions?: Record<string, Record<string, any>>
 }
 

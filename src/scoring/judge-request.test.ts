@@ -223,6 +223,29 @@ describe('processors', () => {
     expect(none.calls).toHaveLength(1)
   })
 
+  it("the AI SDK's own retries are off unless modelSettings.maxRetries asks for them", async () => {
+    const off = scriptedJudge([transient(), '{"ok":true}'])
+    await analyzeScorer({ model: off.model })
+      .run({ output: 'o' })
+      .catch(() => undefined)
+    expect(off.calls).toHaveLength(1)
+    // retry-after-ms keeps the SDK's backoff short
+    const quick = new APICallError({
+      message: 'busy',
+      url: 'http://x',
+      requestBodyValues: {},
+      statusCode: 503,
+      isRetryable: true,
+      responseHeaders: { 'retry-after-ms': '1' },
+    })
+    const on = scriptedJudge([quick, '{"ok":true}'])
+    const result = await analyzeScorer({ model: on.model, modelSettings: { maxRetries: 1 } }).run({
+      output: 'o',
+    })
+    expect(result.score).toBe(1)
+    expect(on.calls).toHaveLength(2)
+  })
+
   it('a processor that throws is skipped; one that aborts ends the request without retry', async () => {
     const judge = scriptedJudge([transient(), '{"ok":true}'])
     const result = await analyzeScorer({
