@@ -1,0 +1,222 @@
+/**
+ * Smoke test of the local broker (scripts/kafka-start.sh, Kafka 4.1.2 KRaft) with kafkajs:
+ * topic creation, produce, consume in a consumer group with commits, every compression codec both
+ * ways against Java's reference client, and a stop/restart of a second broker that keeps its data.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import kafkajs from 'kafkajs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  codecs,
+  lz4CompressFrame,
+  lz4DecompressFrame,
+  registerCompressionCodecs,
+} from '../../src/ingest/codecs.ts'
+import {
+  brokers,
+  consume,
+  createTopic,
+  deleteTopics,
+  javaClient,
+  kafka,
+  produce,
+  repoRoot,
+  startBroker,
+  uniqueTopic,
+} from '../helpers/kafka.ts'
+
+const { CompressionCodecs, CompressionTypes } = kafkajs
+const created: string[] = []
+
+async function topic(prefix: string, partitions = 1): Promise<string> {
+  const name = uniqueTopic(prefix)
+  await createTopic(name, partitions)
+  created.push(name)
+  return name
+}
+
+/** The compression codec id in the attributes of the first record batch of partition 0 on disk. */
+function codecOnDisk(topicName: string): number {
+  const dataDir = process.env.KAFKA_DATA_DIR ?? join(repoRoot, '.kafka', 'data')
+  const segment = readFileSync(join(dataDir, `${topicName}-0`, '00000000000000000000.log'))
+  // v2 batch header: baseOffset 8, batchLength 4, partitionLeaderEpoch 4, magic 1, crc 4, attributes 2
+  expect(segment.readInt8(16)).toBe(2)
+  return segment.readInt16BE(21) & 0x07
+}
+
+afterAll(async () => {
+  await deleteTopics(created)
+})
+
+describe('local Kafka broker', () => {
+  it('answers metadata requests as a single KRaft node', async () => {
+    const admin = kafka().admin()
+    await admin.connect()
+    try {
+      const cluster = await admin.describeCluster()
+      expect(cluster.brokers).toHaveLength(1)
+      expect(`${cluster.brokers[0]?.host}:${cluster.brokers[0]?.port}`).toBe(brokers()[0])
+      expect(cluster.controller).toBe(cluster.brokers[0]?.nodeId)
+    } finally {
+      await admin.disconnect()
+    }
+  })
+
+  it('delivers produced records to a consumer group and commits its offsets', async () => {
+    const t = await topic('smoke', 3)
+    const messages = Array.from({ length: 30 }, (_, i) => ({ key: `trace-${i % 7}`, value: `span-${i}` }))
+    await produce(t, messages)
+    const groupId = uniqueTopic('smoke-group')
+    const records = await consume(t, 30, { groupId })
+
+    expect(records.map((r) => r.value?.toString()).sort()).toEqual(messages.map((m) => m.value).sort())
+    // Same key, same partition (the default partitioner murmur2-hashes keys like Java's).
+    const partitionOfKey = new Map<string, number>()
+    for (const r of records) {
+      const seen = partitionOfKey.get(r.key ?? '')
+      if (seen !== undefined) expect(r.partition).toBe(seen)
+      partitionOfKey.set(r.key ?? '', r.partition)
+    }
+    expect(new Set(records.map((r) => r.partition)).size).toBeGreaterThan(1)
+
+    const admin = kafka().admin()
+    await admin.connect()
+    try {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [t] })
+      const ends = await admin.fetchTopicOffsets(t)
+      const total = (committed?.partitions ?? []).reduce((sum, p) => sum + Number(p.offset), 0)
+      expect(total).toBe(30)
+      expect(ends.reduce((sum, p) => sum + Number(p.high), 0)).toBe(30)
+    } finally {
+      await admin.disconnect()
+    }
+  })
+})
+
+describe('compression codecs', () => {
+  beforeAll(() => {
+    // Before registration kafkajs has only gzip: this is what the codecs fix.
+    expect(() => CompressionCodecs[CompressionTypes.Snappy]()).toThrow(/not implemented/i)
+    expect(() => CompressionCodecs[CompressionTypes.ZSTD]()).toThrow(/not implemented/i)
+    expect(registerCompressionCodecs()).toEqual([
+      CompressionTypes.Snappy,
+      CompressionTypes.LZ4,
+      CompressionTypes.ZSTD,
+    ])
+    // Idempotent.
+    expect(registerCompressionCodecs()).toHaveLength(3)
+    expect(CompressionCodecs[CompressionTypes.LZ4]()).toBe(codecs[CompressionTypes.LZ4])
+  })
+
+  it('lz4 frames: independent blocks, round trip across block boundaries', () => {
+    const input = Buffer.concat([
+      Buffer.alloc(70_000, 'abcd'),
+      Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251)),
+    ])
+    const frame = lz4CompressFrame(input)
+    expect(frame.readUInt32LE(0)).toBe(0x184d2204)
+    expect(frame[4]! & 0x20).toBe(0x20) // block independence, which Java's reader requires
+    expect(lz4DecompressFrame(frame).equals(input)).toBe(true)
+    expect(lz4DecompressFrame(lz4CompressFrame(Buffer.alloc(0))).length).toBe(0)
+  })
+
+  const cases = [
+    { name: 'gzip', type: CompressionTypes.GZIP, id: 1 },
+    { name: 'snappy', type: CompressionTypes.Snappy, id: 2 },
+    { name: 'lz4', type: CompressionTypes.LZ4, id: 3 },
+    { name: 'zstd', type: CompressionTypes.ZSTD, id: 4 },
+  ] as const
+  const pad = ' otlp-span-bytes'.repeat(200)
+  const ours = new Map<string, { topic: string; values: string[] }>()
+
+  for (const c of cases) {
+    it(`${c.name}: kafkajs -> broker -> kafkajs`, async () => {
+      const t = await topic(`codec-${c.name}`)
+      const values = Array.from({ length: 20 }, (_, i) => `${c.name}-${i}${pad}`)
+      await produce(t, values, { compression: c.type })
+      // Stored compressed with this codec (and the broker, which validates each batch, accepted it).
+      expect(codecOnDisk(t)).toBe(c.id)
+      const records = await consume(t, 20)
+      expect(records.map((r) => r.value?.toString()).sort()).toEqual([...values].sort())
+      ours.set(c.name, { topic: t, values })
+    })
+  }
+
+  it('Java consumer decodes what kafkajs compressed (all codecs)', async () => {
+    expect(ours.size).toBe(cases.length)
+    const topics = [...ours.values()].map((o) => o.topic)
+    const lines = (
+      await javaClient(['consume', brokers().join(','), topics.join(','), String(20 * topics.length)])
+    )
+      .trim()
+      .split('\n')
+    for (const { topic: t, values } of ours.values()) {
+      const got = lines.filter((l) => l.startsWith(`${t}\t`)).map((l) => l.slice(t.length + 1))
+      expect(got.sort()).toEqual([...values].sort())
+    }
+  })
+
+  it('kafkajs decodes what Java compressed (all codecs)', async () => {
+    const topics = await Promise.all(cases.map((c) => topic(`codec-java-${c.name}`)))
+    await javaClient([
+      'produce',
+      brokers().join(','),
+      topics.join(','),
+      cases.map((c) => c.name).join(','),
+      '25',
+      'java-',
+    ])
+    for (const [i, c] of cases.entries()) {
+      const t = topics[i]!
+      expect(codecOnDisk(t)).toBe(c.id)
+      const records = await consume(t, 25)
+      const values = records.map((r) => r.value?.toString() ?? '')
+      expect(values).toHaveLength(25)
+      for (let n = 0; n < 25; n++) expect(values).toContain(`java-${n} ${'span-payload '.repeat(160)}`)
+      expect(records.map((r) => r.key).sort()).toEqual(Array.from({ length: 25 }, (_, n) => `k${n}`).sort())
+    }
+  })
+})
+
+describe('broker restart (second broker on its own port)', () => {
+  const port = Number(process.env.KAFKA_SMOKE_RESTART_PORT ?? 29092)
+
+  it('keeps topics, records and committed offsets across stop + KAFKA_KEEP_DATA=1 start', async () => {
+    const first = await startBroker(port)
+    try {
+      expect(first.output).toMatch(/ready on 127\.0\.0\.1:\d+ after [\d.]+ s/)
+      // Idempotent: a second start reuses the running broker.
+      const again = await startBroker(port, { keepData: true })
+      expect(again.output).toMatch(/reusing the broker already running/)
+
+      const client = kafka('restart-test', first.brokers)
+      const admin = client.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic: 'survivor', numPartitions: 2 }], waitForLeaders: true })
+      await admin.disconnect()
+      await produce('survivor', ['a', 'b', 'c', 'd'], { client })
+      await consume('survivor', 4, { client, groupId: 'restart-group' })
+
+      const stopped = await first.stop()
+      expect(stopped).toMatch(/stopped the broker/)
+      expect(await first.stop()).toMatch(/no broker started by us/)
+
+      const second = await startBroker(port, { keepData: true })
+      expect(second.output).toMatch(/ready on/)
+      const admin2 = client.admin()
+      await admin2.connect()
+      try {
+        expect(await admin2.listTopics()).toContain('survivor')
+        const [committed] = await admin2.fetchOffsets({ groupId: 'restart-group', topics: ['survivor'] })
+        expect((committed?.partitions ?? []).reduce((s, p) => s + Number(p.offset), 0)).toBe(4)
+      } finally {
+        await admin2.disconnect()
+      }
+      const reread = await consume('survivor', 4, { client })
+      expect(reread.map((r) => r.value?.toString()).sort()).toEqual(['a', 'b', 'c', 'd'])
+    } finally {
+      await first.stop(true)
+    }
+  })
+})
