@@ -7,6 +7,7 @@ import {
   type Producer,
 } from 'kafkajs'
 import type { Span } from '../model/index.ts'
+import { registerCompressionCodecs } from './codecs.ts'
 import { type BadRecord, deadLetterMessage, errorCode } from './dead-letter.ts'
 import { decodeOtlpTraces, type OtlpEncoding } from './decode/index.ts'
 import { type IngestLogger, stderrLogger } from './ingest-logger.ts'
@@ -117,6 +118,8 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const retryBackoffMs = options.retryBackoffMs ?? 500
   const drainTimeoutMs = options.drainTimeoutMs ?? 30_000
 
+  // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
+  registerCompressionCodecs()
   const kafka =
     options.kafka ??
     new Kafka({
@@ -323,31 +326,48 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
 
   const start = async () => {
     stopping = false
-    consumer = kafka.consumer({
+    const c = kafka.consumer({
       groupId,
       sessionTimeout: options.sessionTimeout ?? 30_000,
       allowAutoTopicCreation: false,
     })
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      // kafkajs reads every assigned partition again from its committed offset after a join, so
-      // everything buffered or in flight will come again: start over (in-flight acks turn stale).
+    consumer = c
+    c.on(c.events.GROUP_JOIN, (event) => {
+      // After a join kafkajs would read every assigned partition again from its committed offset.
+      // Partitions we keep continue where we were (their buffered traces and holds stay valid);
+      // state of partitions we lost is dropped (their acks turn stale, the new owner reads them).
       joinGeneration++
       counters.rebalances++
-      tracker.revokeAll()
-      assembler.clear()
-      queue.length = 0
-      log.info({ memberAssignment: event.payload.memberAssignment }, 'joined the consumer group')
+      const assigned = new Set(event.payload.memberAssignment[topic] ?? [])
+      const revoked = new Set<number>()
+      for (const { partition } of tracker.assigned()) {
+        const position = tracker.readPosition(topic, partition)
+        if (assigned.has(partition) && position !== undefined) c.seek({ topic, partition, offset: position })
+        else {
+          tracker.revoke(topic, partition)
+          revoked.add(partition)
+        }
+      }
+      if (revoked.size > 0) {
+        const lost = (ref: RecordRef) => revoked.has(ref.partition)
+        assembler.discard(lost)
+        for (let i = queue.length - 1; i >= 0; i--) if (queue[i]!.recordRefs.every(lost)) queue.splice(i, 1)
+      }
+      log.info(
+        { memberAssignment: event.payload.memberAssignment, revoked: [...revoked] },
+        'joined the consumer group',
+      )
     })
-    consumer.on(consumer.events.CRASH, (event) => {
+    c.on(c.events.CRASH, (event) => {
       log.error({ err: event.payload.error, restart: event.payload.restart }, 'kafka consumer crashed')
     })
     if (dlqTopic !== false) {
       producer = kafka.producer({ allowAutoTopicCreation: true })
       await producer.connect()
     }
-    await consumer.connect()
-    await consumer.subscribe({ topics: [topic], fromBeginning: options.fromBeginning ?? false })
-    await consumer.run({
+    await c.connect()
+    await c.subscribe({ topics: [topic], fromBeginning: options.fromBeginning ?? false })
+    await c.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       eachBatch: async (payload) => {

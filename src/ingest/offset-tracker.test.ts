@@ -73,16 +73,33 @@ describe('OffsetTracker', () => {
     expect(tracker.position('t', 0)).toBe('4')
   })
 
-  it('restarts a partition when it is read again from a lower offset (seek, rejoin)', () => {
+  it('holds a record read again (a retried fetch) without forgetting older held records', () => {
     const tracker = new OffsetTracker()
-    const stale = tracker.open('t', 0, '8')
+    const older = tracker.open('t', 0, '7')
+    tracker.hold(older)
+    tracker.release(older)
+    const first = tracker.open('t', 0, '8')
     tracker.release(tracker.open('t', 0, '9'))
-    const reread = tracker.open('t', 0, '8')
-    tracker.release(stale)
-    expect(tracker.position('t', 0)).toBe('8')
+    const again = tracker.open('t', 0, '8')
+    tracker.release(first)
+    expect(tracker.position('t', 0)).toBe('7')
+    tracker.release(older)
+    expect(tracker.position('t', 0)).toBe('8') // still held by the second reading
+    tracker.release(again)
+    expect(tracker.position('t', 0)).toBe('10')
+    expect(tracker.readPosition('t', 0)).toBe('10')
+  })
+
+  it('keeps offset order when a finished record is read again', () => {
+    const tracker = new OffsetTracker()
+    tracker.release(tracker.open('t', 0, '1'))
+    const held = tracker.open('t', 0, '2')
+    const reread = tracker.open('t', 0, '1')
+    expect(tracker.position('t', 0)).toBe('1')
     tracker.release(reread)
-    expect(tracker.position('t', 0)).toBe('9')
-    expect(tracker.pendingRecords()).toBe(0)
+    expect(tracker.position('t', 0)).toBe('2')
+    tracker.release(held)
+    expect(tracker.position('t', 0)).toBe('3')
   })
 
   it('revokeAll forgets every partition', () => {

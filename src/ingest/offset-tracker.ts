@@ -39,18 +39,27 @@ export class OffsetTracker {
 
   /**
    * Registers a record just read, held once until `release` is called for the reading itself.
-   * Offsets below the partition's highest seen one (a re-read after a seek) restart the partition.
+   * A record read again (a retried fetch) is held once more, keeping every earlier hold.
    */
   open(topic: string, partition: number, offset: string): RecordRef {
     const id = key(topic, partition)
     const n = Number(offset)
     let state = this.partitions.get(id)
-    if (state === undefined || n < state.next) {
+    if (state === undefined) {
       state = { generation: ++this.generation, pending: new Map(), next: n, committed: -1 }
       this.partitions.set(id, state)
     }
-    state.pending.set(n, 1)
-    state.next = n + 1
+    if (n >= state.next) {
+      state.pending.set(n, 1)
+      state.next = n + 1
+    } else {
+      const holds = state.pending.get(n)
+      if (holds !== undefined) state.pending.set(n, holds + 1)
+      else {
+        state.pending.set(n, 1)
+        state.pending = new Map([...state.pending].sort((a, b) => a[0] - b[0]))
+      }
+    }
     return { topic, partition, offset, generation: state.generation }
   }
 
@@ -84,6 +93,12 @@ export class OffsetTracker {
   position(topic: string, partition: number): string | undefined {
     const state = this.partitions.get(key(topic, partition))
     return state === undefined ? undefined : String(this.lowestHeld(state))
+  }
+
+  /** One past the highest offset read from a partition (where reading continues), if any was read. */
+  readPosition(topic: string, partition: number): string | undefined {
+    const state = this.partitions.get(key(topic, partition))
+    return state === undefined ? undefined : String(state.next)
   }
 
   /** Number of records still held, over all partitions. */

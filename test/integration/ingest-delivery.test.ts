@@ -1,5 +1,6 @@
 import { CompressionTypes, type Message } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
+import { registerCompressionCodecs } from '../../src/ingest/codecs.ts'
 import { createKafkaSource, type IngestedTrace } from '../../src/ingest/kafka-source.ts'
 import {
   byTrace,
@@ -19,6 +20,7 @@ import {
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
 
+registerCompressionCodecs() // this test's producer writes snappy/lz4/zstd as the Collector can
 const kafka = testKafka()
 const producer = kafka.producer()
 afterAll(() => producer.disconnect())
@@ -61,6 +63,14 @@ const variants: Variant[] = [
     keyed: false,
     compression: CompressionTypes.GZIP,
   },
+  { name: 'otlp_proto, snappy', encoding: 'otlp_proto', keyed: false, compression: CompressionTypes.Snappy },
+  {
+    name: 'otlp_proto by trace id, lz4',
+    encoding: 'otlp_proto',
+    keyed: true,
+    compression: CompressionTypes.LZ4,
+  },
+  { name: 'otlp_json, zstd', encoding: 'otlp_json', keyed: false, compression: CompressionTypes.ZSTD },
 ]
 
 /**
