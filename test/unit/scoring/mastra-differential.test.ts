@@ -7,11 +7,18 @@
  */
 import { createScorer as mastraCreateScorer } from '@mastra/core/evals'
 import { APICallError } from 'ai'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { createScorer } from '../../../src/scoring/create-scorer.ts'
 import type { Processor } from '../../../src/scoring/processor.ts'
 import { type JudgeTurn, type ScriptedJudge, scriptedJudge } from './scripted-judge.ts'
+
+// Mastra's judge agent logs the failures these tests provoke on purpose; keep the output readable.
+beforeAll(() => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  vi.spyOn(console, 'warn').mockImplementation(() => {})
+})
+afterAll(() => vi.restoreAllMocks())
 
 type Create = (config: any) => any
 type Define = (create: Create, model: ScriptedJudge['model']) => any
