@@ -1,5 +1,8 @@
 import type { Attributes, AttributeValue } from '../../model/span.ts'
 
+/** How deep arrays and key-value lists may nest inside an attribute value (deeper input is rejected as `too_deep`). */
+export const MAX_VALUE_DEPTH = 128
+
 /**
  * Sets `key` on an attributes object (later duplicates win). A `__proto__` key becomes an own
  * property instead of replacing the prototype, so hostile input cannot reshape the object.

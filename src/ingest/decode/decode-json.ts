@@ -9,12 +9,9 @@ import type {
   SpanStatus,
   StatusCode,
 } from '../../model/span.ts'
-import { setAttribute } from './attributes.ts'
+import { MAX_VALUE_DEPTH, setAttribute } from './attributes.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
-
-/** How deep arrays and key-value lists may nest inside an attribute value. */
-const MAX_VALUE_DEPTH = 128
 
 const HEX_LOWER = /^[0-9a-f]+$/
 const HEX_ANY = /^[0-9a-fA-F]+$/

@@ -12,8 +12,9 @@ import {
 import { ProtoWriter } from '../../../test/unit/decode/proto-writer.ts'
 import { recordSdkSpans } from '../../../test/unit/decode/sdk-spans.ts'
 import type { Span } from '../../model/span.ts'
+import { MAX_VALUE_DEPTH } from './attributes.ts'
 import { OtlpDecodeError } from './decode-error.ts'
-import { decodeOtlpProto, MAX_VALUE_DEPTH } from './decode-proto.ts'
+import { decodeOtlpProto } from './decode-proto.ts'
 
 function oneSpan(span: Partial<GenSpan>): GenResourceSpans[] {
   const base = new SpanGenerator(rng(99)).span()

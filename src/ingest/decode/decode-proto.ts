@@ -9,13 +9,10 @@ import type {
   SpanStatus,
   StatusCode,
 } from '../../model/span.ts'
-import { setAttribute } from './attributes.ts'
+import { MAX_VALUE_DEPTH, setAttribute } from './attributes.ts'
 import { int64ToValue, uint64ToDecimal } from './int64-decimal.ts'
 import { ProtobufReader } from './protobuf-reader.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
-
-/** How deep arrays and key-value lists may nest inside an attribute value. */
-export const MAX_VALUE_DEPTH = 128
 
 const TRACE_ID_BYTES = 16
 const SPAN_ID_BYTES = 8

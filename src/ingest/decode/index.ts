@@ -1,7 +1,22 @@
+/**
+ * The OTLP trace decoder: Kafka record values (`ExportTraceServiceRequest` as protobuf or OTLP/JSON)
+ * to normalized {@link Span}s.
+ *
+ * - `decodeOtlpTraces(payload, encoding?)`: the entry point; encoding detected when omitted.
+ * - `visitOtlpSpans(payload, visit, encoding?)`: the same, span by span with each span's encoded
+ *   size, for assembly without an intermediate array.
+ * - `decodeOtlpJsonLines(text)`: the Collector file exporter's JSON lines.
+ * - `decodeOtlpProto` / `visitOtlpProtoSpans`, `decodeOtlpJson` / `visitOtlpJsonRequest` (an
+ *   already parsed request): one encoding only.
+ * - `OtlpDecodeError`: every malformed payload, with `code`, `offset` (protobuf byte) or `path` (JSON).
+ */
+
+export type { Span } from '../../model/span.ts'
+export { MAX_VALUE_DEPTH } from './attributes.ts'
 export { OtlpDecodeError, type OtlpDecodeErrorCode } from './decode-error.ts'
 export { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
 export { decodeOtlpJsonLines } from './decode-json-lines.ts'
 export { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
-export { decodeOtlpProto, MAX_VALUE_DEPTH, visitOtlpProtoSpans } from './decode-proto.ts'
+export { decodeOtlpProto, visitOtlpProtoSpans } from './decode-proto.ts'
 export { detectOtlpEncoding, type OtlpEncoding } from './otlp-encoding.ts'
 export type { OtlpSpanVisitor } from './span-visitor.ts'
