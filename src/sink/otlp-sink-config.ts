@@ -16,6 +16,8 @@ export interface OtlpSinkConfig {
   /** Per-export timeout. */
   timeoutMs?: number
   compression?: 'gzip' | 'none'
+  /** Spans per export request; default 512. */
+  maxBatchSize?: number
   /** Maps scores without a label to pass/fail. */
   passThreshold?: PassThreshold
   /** Added to the `service.name=tracescore` resource. */

@@ -140,6 +140,22 @@ describe('createOtlpSink over OTLP/JSON', () => {
     expect(span?.events[0]?.attributes['gen_ai.evaluation.score.label']).toBe('fail')
   })
 
+  it('splits large deliveries into export requests of maxBatchSize spans', async () => {
+    const sink = jsonSink({ maxBatchSize: 2 })
+    await sink.deliver(['a', 'b', 'c', 'd', 'e'].map((scorerId) => scoreRecordFixture({ scorerId })))
+    await sink.close()
+    expect(server.requests.map((r) => decodeOtlpJsonSpans(r.json).length)).toEqual([2, 2, 1])
+    expect(sink.stats().delivered).toBe(5)
+  })
+
+  it('gives up at once on 415 and says which encoding to use', async () => {
+    const sink = jsonSink()
+    server.failNext(1, 415)
+    await expect(sink.deliver([scoreRecordFixture()])).rejects.toThrow(/415.*http\/protobuf/)
+    await sink.close()
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('sends nothing for an empty batch', async () => {
     const sink = jsonSink()
     await sink.deliver([])

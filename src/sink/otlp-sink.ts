@@ -20,19 +20,23 @@ export function createOtlpSink(config: OtlpSinkConfig = {}): CountingSink {
 
 /** The OTLP sink over a given exporter (any `SpanExporter`, e.g. an in-memory one). */
 export function createOtlpSinkWithExporter(
-  config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'retry' | 'sleep'>,
+  config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'retry' | 'sleep' | 'maxBatchSize'>,
   exporter: SpanExporter,
 ): CountingSink {
+  const maxBatchSize = config.maxBatchSize ?? 512
   const resource = scoreSpanResource(config.resourceAttributes)
   const delivery = createRetryingDelivery({ sink: 'otlp', retry: config.retry, sleep: config.sleep })
   return {
     name: 'otlp',
     async deliver(records) {
       if (records.length === 0) return
-      const spans = records.map((record) =>
-        toScoreSpan(record, { resource, passThreshold: config.passThreshold }),
-      )
-      await delivery.run(records.length, () => exportSpans(exporter, spans))
+      for (let start = 0; start < records.length; start += maxBatchSize) {
+        const batch = records.slice(start, start + maxBatchSize)
+        const spans = batch.map((record) =>
+          toScoreSpan(record, { resource, passThreshold: config.passThreshold }),
+        )
+        await delivery.run(batch.length, () => exportSpans(exporter, spans))
+      }
     },
     close: () => exporter.shutdown(),
     stats: delivery.stats,
@@ -54,7 +58,14 @@ function exportSpans(exporter: SpanExporter, spans: ReadableSpan[]): Promise<voi
   return new Promise((resolve, reject) => {
     exporter.export(spans, (result) => {
       if (result.code === ExportResultCode.SUCCESS) resolve()
-      else reject(result.error ?? new Error('OTLP export failed'))
+      else reject(explain(result.error ?? new Error('OTLP export failed')))
     })
   })
+}
+
+/** Adds a hint to the error of an endpoint that refuses the encoding (Phoenix answers JSON with 415). */
+function explain(error: Error): Error {
+  if ((error as { code?: unknown }).code !== 415) return error
+  const message = `${error.message || 'Unsupported Media Type'} (415): the endpoint refuses this OTLP encoding; Phoenix needs protocol http/protobuf`
+  return Object.assign(new Error(message, { cause: error }), { code: 415 })
 }

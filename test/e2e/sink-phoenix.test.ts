@@ -210,6 +210,16 @@ describe('score spans and annotations in a real Phoenix', () => {
   })
 })
 
+describe('OTLP/JSON to Phoenix', () => {
+  it('is refused with 415 and the sink gives up at once, naming the protocol to use', async () => {
+    const sink = createOtlpSink({ endpoint: `${phoenix.baseUrl}/v1/traces`, protocol: 'http/json', env: {} })
+    const agent = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') }
+    await expect(sink.deliver(records(agent, 'json'))).rejects.toThrow(/415.*http\/protobuf/)
+    expect(sink.stats()).toMatchObject({ delivered: 0, failed: 2, retries: 0 })
+    await sink.close()
+  })
+})
+
 describe('Phoenix down while the sink retries', () => {
   // A private Phoenix on another port, so that stopping it disturbs no other test.
   const privatePhoenix = phoenixAt(6026)
