@@ -8,6 +8,9 @@ export type ScorerRunResultSnapshot = Omit<ScorerRunResult, 'score'> & { score?:
 export class ScorerRunError extends Error {
   override readonly name = 'ScorerRunError'
   readonly id = 'MASTR_SCORER_FAILED_TO_RUN_WORKFLOW_FAILED'
+  /** Mastra's error domain and category, for code that reads them. */
+  readonly domain = 'SCORER'
+  readonly category = 'USER'
   readonly scorerId: string
   readonly failedStep: ScorerStepName
   readonly completedSteps: ScorerStepName[]

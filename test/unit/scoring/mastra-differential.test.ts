@@ -298,7 +298,15 @@ describe('tracescore vs @mastra/core createScorer', () => {
     const { ours, mastra } = await both(define, [], { output: 'o', runId: 'r1' })
     expect(ours.error.name).toBe('ScorerRunError')
     expect(mastra.error.constructor.name).toBe('ScorerRunError')
-    for (const key of ['message', 'failedStep', 'completedSteps', 'result', 'id'] as const) {
+    for (const key of [
+      'message',
+      'failedStep',
+      'completedSteps',
+      'result',
+      'id',
+      'domain',
+      'category',
+    ] as const) {
       expect(ours.error[key]).toEqual(mastra.error[key])
     }
     expect(ours.error.details).toEqual(mastra.error.details)
@@ -336,6 +344,7 @@ describe('tracescore vs @mastra/core createScorer', () => {
     const { ours, mastra } = await both(define, [], { output: 'o' })
     expect(ours.error.message).toBe(mastra.error.message)
     expect(ours.error.id).toBe(mastra.error.id)
+    expect(ours.error.details).toEqual(mastra.error.details)
   })
 
   describe('deliberate differences (the seeds win over Mastra’s code)', () => {
