@@ -88,7 +88,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
     if (step !== undefined) draft.step = step
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
-    draft.toolName = call.toolName ?? draft.toolName
+    draft.toolName = call.toolName ?? draft.toolName ?? toolNameFromSpanName(span.name)
     if (call.args !== undefined) draft.args = call.args
     if (call.hasResult) {
       draft.result = call.result
@@ -156,6 +156,15 @@ function alignToModelOrder(drafts: Draft[]): void {
     if (latest !== undefined && compareNanos(draft.timeUnixNano, latest) < 0) draft.timeUnixNano = latest
     latest = draft.timeUnixNano
   }
+}
+
+/**
+ * The tool name in a tool span's name, for spans that lack the name attribute:
+ * `execute_tool <name>` (GenAI), `tool.execute <name>` (Mastra before 1.0), `tool: '<name>'`.
+ */
+function toolNameFromSpanName(name: string): string | undefined {
+  const match = /^(?:execute_tool|tool\.execute|tool:)\s+'?([^']+?)'?$/.exec(name.trim())
+  return match?.[1]
 }
 
 function stepField(step: number | undefined): { step?: number } {

@@ -217,3 +217,38 @@ describe('extractAgentRuns on bad or partial data', () => {
     expect(checked).toBeGreaterThan(0)
   })
 })
+
+describe('tool names missing from attributes', () => {
+  it('are read from the tool span name', () => {
+    const runs = extractAgentRuns([
+      span({ id: 'a1', end: 100, attributes: agentAttributes }),
+      span({
+        id: 't1',
+        parent: 'a1',
+        name: 'execute_tool get_weather',
+        start: 1,
+        attributes: { 'gen_ai.operation.name': 'execute_tool' },
+      }),
+      span({
+        id: 't2',
+        parent: 'a1',
+        name: "tool: 'refund'",
+        start: 2,
+        attributes: { 'mastra.span.type': 'tool_call' },
+      }),
+      span({
+        id: 't3',
+        parent: 'a1',
+        name: 'ai.toolCall',
+        start: 3,
+        attributes: { 'ai.operationId': 'ai.toolCall' },
+      }),
+    ])
+    expect(
+      runs[0]!.output[0]!.content.parts.flatMap((p) =>
+        p.type === 'tool-invocation' ? [p.toolInvocation.toolName] : [],
+      ),
+    ).toEqual(['get_weather', 'refund', 'unknown'])
+    expect(runs[0]!.notes).toContain(`tool call ${sid('t3')}: tool name not recorded`)
+  })
+})
