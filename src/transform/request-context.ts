@@ -13,7 +13,8 @@ function firstString(span: Span, keys: readonly string[]): string | undefined {
 }
 
 /**
- * The request context of a run: the application metadata recorded on its agent span, plus
+ * The request context of a run: the application metadata recorded on its agent span (empty
+ * values left out), plus
  * `serviceName` (resource `service.name`), `serviceVersion`, `userId` and `sessionId` when known.
  * Undefined when nothing is known.
  */
@@ -21,7 +22,10 @@ export function buildRequestContext(
   span: Span,
   metadata: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
-  const context: Record<string, unknown> = { ...metadata }
+  const context: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value !== undefined && value !== null && value !== '') context[key] = value
+  }
   const serviceName = readString(span.resource, 'service.name')
   const serviceVersion = readString(span.resource, 'service.version')
   const userId = firstString(span, USER_KEYS)

@@ -6,6 +6,7 @@ const base = {
   'ai.telemetry.functionId': 'support',
   'ai.telemetry.metadata.userId': 'u1',
   'ai.telemetry.metadata.threadId': 't9',
+  'ai.telemetry.metadata.empty': '',
 }
 
 /** AI SDK 6 layout: `ai.toolCall` spans are children of the root, beside the model calls. */
