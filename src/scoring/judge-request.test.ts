@@ -58,6 +58,7 @@ describe('jsonPromptInjection: where the schema reaches the judge', () => {
     const judge = scriptedJudge(['{"ok":true}'], { provider: 'openai.responses', modelId: 'gpt-5-mini' })
     await analyzeScorer({ model: judge.model }).run({ output: 'o' })
     expect(judge.calls[0]!.responseFormat).toMatchObject({ type: 'json' })
+    expect(judge.calls[0]!.providerOptions).toEqual({ openai: { strictJsonSchema: true } })
     expect(userParts(judge, 0)).toEqual(['Is it ok?'])
   })
 

@@ -5,7 +5,7 @@ import {
   resolveSchemaPlacement,
   type SchemaPlacement,
 } from './json-prompt-injection.ts'
-import type { JudgeConfig } from './judge-config.ts'
+import type { JudgeConfig, JudgeModelSettings } from './judge-config.ts'
 import { resolveMaxProcessorRetries } from './judge-config.ts'
 import type { JudgeCallKey } from './judge-limiter.ts'
 import type { JudgeModel } from './judge-model.ts'
@@ -251,6 +251,20 @@ function nativeJsonOutput(schema: ResolvedOutputSchema): OutputInterface<string,
   }
 }
 
+/** Native structured output; OpenAI models get strict JSON Schema, as Mastra asks for it. */
+function nativeOptions(
+  schema: ResolvedOutputSchema,
+  model: JudgeModel,
+  providerOptions: JudgeModelSettings['providerOptions'],
+) {
+  const output = nativeJsonOutput(schema)
+  if (!model.provider.startsWith('openai')) return { output }
+  return {
+    output,
+    providerOptions: { ...providerOptions, openai: { strictJsonSchema: true, ...providerOptions?.openai } },
+  }
+}
+
 /** One provider call, through the limiter, bounded by the timeout. */
 async function callModel(
   request: JudgeRequest,
@@ -278,7 +292,9 @@ async function callModel(
         maxRetries: 0,
         abortSignal,
         ...settings,
-        ...(placement === 'native' && request.schema ? { output: nativeJsonOutput(request.schema) } : {}),
+        ...(placement === 'native' && request.schema
+          ? nativeOptions(request.schema, model, settings.providerOptions)
+          : {}),
       })
       const text = typeof result.output === 'string' ? result.output : result.text
       return { text, usage: result.totalUsage, finishReason: result.finishReason }

@@ -34,8 +34,9 @@ async function runOn(
   define: Define,
   turns: JudgeTurn[],
   input: Record<string, unknown>,
+  model?: { provider: string; modelId: string },
 ): Promise<Side> {
-  const judge = scriptedJudge(turns)
+  const judge = scriptedJudge(turns, model)
   try {
     return { result: await define(create, judge.model).run(structuredClone(input)), judge }
   } catch (error) {
@@ -44,9 +45,14 @@ async function runOn(
 }
 
 /** Runs one definition through both libraries with identical scripts. */
-async function both(define: Define, turns: JudgeTurn[], input: Record<string, unknown>) {
-  const ours = await runOn(createScorer as Create, define, turns, input)
-  const mastra = await runOn(mastraCreateScorer as Create, define, turns, input)
+async function both(
+  define: Define,
+  turns: JudgeTurn[],
+  input: Record<string, unknown>,
+  model?: { provider: string; modelId: string },
+) {
+  const ours = await runOn(createScorer as Create, define, turns, input, model)
+  const mastra = await runOn(mastraCreateScorer as Create, define, turns, input, model)
   return { ours, mastra }
 }
 
@@ -58,6 +64,7 @@ function received(judge: ScriptedJudge) {
       .filter((m) => m.role === 'user')
       .map((m) => (m.content as { type: string; text: string }[]).map((p) => p.text)),
     responseFormat: call.responseFormat?.type === 'json' ? call.responseFormat : undefined,
+    providerOptions: call.providerOptions,
   }))
 }
 
@@ -220,6 +227,23 @@ describe('tracescore vs @mastra/core createScorer', () => {
       expectSame(
         await both(define, ['{"isGlutenFree":true,"glutenSources":[]}'], { output: 'o', runId: 'r' }),
       )
+    })
+  }
+
+  for (const [provider, modelId, placement] of [
+    ['openai.responses', 'gpt-5-mini', 'native (strict)'],
+    ['anthropic.messages', 'claude-sonnet-4-5', 'native'],
+    ['ollama.chat', 'llama3.2', 'inline'],
+  ] as const) {
+    it(`'auto' for ${provider}: ${placement}, the same request as Mastra sends`, async () => {
+      const define: Define = (create, model) =>
+        create({ id: 'auto', description: 'd', judge: { model, instructions: 'Judge.' } })
+          .analyze({ description: 'a', outputSchema: GLUTEN_SCHEMA, createPrompt: () => 'Analyze.' })
+          .generateScore({ description: 's', createPrompt: () => 'Score.' })
+      const turns = ['{"isGlutenFree":true,"glutenSources":[]}', '{"score":1}']
+      const pair = await both(define, turns, { output: 'o', runId: 'r' }, { provider, modelId })
+      expectSame(pair)
+      expect(received(pair.ours.judge)[0]!.responseFormat === undefined).toBe(placement === 'inline')
     })
   }
 
