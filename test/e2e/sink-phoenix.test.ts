@@ -11,74 +11,38 @@ import { createOtlpSink } from '../../src/sink/otlp-sink.ts'
 import { createPhoenixAnnotationSink } from '../../src/sink/phoenix-annotation-sink.ts'
 import { scoreSpanId } from '../../src/sink/score-span-id.ts'
 import { tracescoreVersion } from '../../src/sink/tracescore-version.ts'
+import { repoRoot } from '../helpers/cli.ts'
+import { getSpanAnnotations, phoenixTracesEndpoint, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
 
 // A real Phoenix (scripts/phoenix-start.sh): the agent trace goes in over OTLP/HTTP protobuf as
 // an instrumented agent would send it, then tracescore's sinks add the score spans and the span
 // annotations, and Phoenix's REST API shows what it stored.
 
 const run = promisify(execFile)
-const repoRoot = new URL('../../', import.meta.url).pathname
 
-interface PhoenixSpan {
-  name: string
-  context: { trace_id: string; span_id: string }
-  parent_id: string | null
-  span_kind: string
-  status_code: string
-  status_message: string
-  attributes: Record<string, unknown>
-  events: { name: string; attributes: Record<string, unknown> }[]
-}
-
-interface PhoenixAnnotation {
-  span_id: string
-  name: string
-  annotator_kind: string
-  identifier: string
-  result: { score?: number | null; label?: string | null; explanation?: string | null }
-  metadata: Record<string, unknown>
-}
-
-function phoenixAt(port: number) {
-  const baseUrl = `http://127.0.0.1:${port}`
+/** Starts or stops a Phoenix through the repo scripts; `port` other than 6006 is a private instance. */
+function phoenixScript(script: 'phoenix-start.sh' | 'phoenix-stop.sh', port = 6006) {
   const env = { ...process.env, PHOENIX_PORT: String(port), PHOENIX_GRPC_PORT: String(port - 6006 + 4317) }
-  return {
-    baseUrl,
-    start: () => run('bash', ['scripts/phoenix-start.sh'], { cwd: repoRoot, env }),
-    stop: () => run('bash', ['scripts/phoenix-stop.sh'], { cwd: repoRoot, env }),
-    async spans(traceId: string): Promise<PhoenixSpan[]> {
-      const res = await fetch(`${baseUrl}/v1/projects/default/spans?trace_id=${traceId}&limit=1000`)
-      if (!res.ok) throw new Error(`GET spans: ${res.status} ${await res.text()}`)
-      return ((await res.json()) as { data: PhoenixSpan[] }).data
-    },
-    async annotations(spanId: string): Promise<PhoenixAnnotation[]> {
-      const res = await fetch(`${baseUrl}/v1/projects/default/span_annotations?span_ids=${spanId}&limit=100`)
-      if (!res.ok) throw new Error(`GET span_annotations: ${res.status} ${await res.text()}`)
-      return ((await res.json()) as { data: PhoenixAnnotation[] }).data
-    },
-  }
+  return run('bash', [`scripts/${script}`], { cwd: repoRoot, env })
 }
 
-/** Polls until `check` returns a value (Phoenix inserts OTLP spans asynchronously). */
-async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  what: string,
-  limitMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + limitMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 250))
+/** Runs `body` with the Phoenix test helpers pointed at another Phoenix (they read PHOENIX_URL). */
+async function withPhoenixUrl<T>(url: string, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.PHOENIX_URL
+  process.env.PHOENIX_URL = url
+  try {
+    return await body()
+  } finally {
+    if (saved === undefined) delete process.env.PHOENIX_URL
+    else process.env.PHOENIX_URL = saved
   }
 }
 
 /** Sends one agent-run span, the way an instrumented agent exports it, and returns its ids. */
-async function sendAgentTrace(baseUrl: string): Promise<{ traceId: string; spanId: string }> {
+async function sendAgentTrace(tracesEndpoint: string): Promise<{ traceId: string; spanId: string }> {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'support-agent-service' }),
-    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${baseUrl}/v1/traces` }))],
+    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: tracesEndpoint }))],
   })
   const span = provider.getTracer('e2e-agent').startSpan('invoke_agent support-agent', {
     kind: SpanKind.INTERNAL,
@@ -125,10 +89,9 @@ function records(run: { traceId: string; spanId: string }, tag: string): ScoreRe
   ]
 }
 
-const phoenix = phoenixAt(6006)
-
 beforeAll(async () => {
-  await phoenix.start()
+  // Reuses the Phoenix that scripts/test-all.sh started (or starts it), unless PHOENIX_URL points elsewhere.
+  if (process.env.PHOENIX_URL === undefined) await phoenixScript('phoenix-start.sh')
 })
 
 describe('score spans and annotations in a real Phoenix', () => {
@@ -136,15 +99,11 @@ describe('score spans and annotations in a real Phoenix', () => {
   let scores: ScoreRecord[]
 
   beforeAll(async () => {
-    agent = await sendAgentTrace(phoenix.baseUrl)
+    agent = await sendAgentTrace(phoenixTracesEndpoint())
     scores = records(agent, randomBytes(3).toString('hex'))
-    const otlp = createOtlpSink({
-      endpoint: `${phoenix.baseUrl}/v1/traces`,
-      protocol: 'http/protobuf',
-      env: {},
-    })
+    const otlp = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/protobuf', env: {} })
     const annotations = createPhoenixAnnotationSink({
-      baseUrl: phoenix.baseUrl,
+      baseUrl: phoenixUrl(),
       env: {},
       retry: { retries: 40, initialDelayMs: 250, maxDelayMs: 1000 },
     })
@@ -158,10 +117,7 @@ describe('score spans and annotations in a real Phoenix', () => {
   })
 
   it('stores the score spans in the run trace, parented to the agent span, with the evaluation attributes', async () => {
-    const spans = await eventually(async () => {
-      const found = await phoenix.spans(agent.traceId)
-      return found.length >= 3 ? found : undefined
-    }, 'the agent span and two score spans')
+    const spans = await waitForSpans('default', { traceId: agent.traceId, minCount: 3 })
     expect(spans).toHaveLength(3) // the replay added nothing
     const byId = new Map(spans.map((s) => [s.context.span_id, s]))
     expect(byId.get(agent.spanId)?.name).toBe('invoke_agent support-agent')
@@ -185,6 +141,7 @@ describe('score spans and annotations in a real Phoenix', () => {
       'tracescore.version': tracescoreVersion,
     })
     expect(okSpan.events.map((e) => e.name)).toEqual(['gen_ai.evaluation.result'])
+    expect(okSpan.events[0]?.attributes['gen_ai.evaluation.score.value']).toBe(0.82)
 
     const failedSpan = byId.get(scoreSpanId(agent.traceId, agent.spanId, failed.scorerId))!
     expect(failedSpan.parent_id).toBe(agent.spanId)
@@ -194,7 +151,7 @@ describe('score spans and annotations in a real Phoenix', () => {
   })
 
   it('stores one annotation per scorer on the agent span, upserted by the replay', async () => {
-    const annotations = await phoenix.annotations(agent.spanId)
+    const annotations = await getSpanAnnotations('default', [agent.spanId])
     const ours = annotations.filter((a) => scores.some((s) => s.scorerId === a.identifier))
     expect(ours).toHaveLength(2)
     const llm = ours.find((a) => a.annotator_kind === 'LLM')!
@@ -212,7 +169,7 @@ describe('score spans and annotations in a real Phoenix', () => {
 
 describe('OTLP/JSON to Phoenix', () => {
   it('is refused with 415 and the sink gives up at once, naming the protocol to use', async () => {
-    const sink = createOtlpSink({ endpoint: `${phoenix.baseUrl}/v1/traces`, protocol: 'http/json', env: {} })
+    const sink = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/json', env: {} })
     const agent = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') }
     await expect(sink.deliver(records(agent, 'json'))).rejects.toThrow(/415.*http\/protobuf/)
     expect(sink.stats()).toMatchObject({ delivered: 0, failed: 2, retries: 0 })
@@ -222,30 +179,28 @@ describe('OTLP/JSON to Phoenix', () => {
 
 describe('Phoenix down while the sink retries', () => {
   // A private Phoenix on another port, so that stopping it disturbs no other test.
-  const privatePhoenix = phoenixAt(6026)
+  const port = 6026
+  const baseUrl = `http://127.0.0.1:${port}`
   afterAll(async () => {
-    await privatePhoenix.stop()
+    await phoenixScript('phoenix-stop.sh', port)
   })
 
   it('loses nothing: delivery resolves after Phoenix is back, with every score stored', async () => {
-    await privatePhoenix.start()
-    const agent = await sendAgentTrace(privatePhoenix.baseUrl)
-    await eventually(
-      async () => ((await privatePhoenix.spans(agent.traceId)).length > 0 ? true : undefined),
-      'the agent span',
-    )
-    await privatePhoenix.stop()
+    await phoenixScript('phoenix-start.sh', port)
+    const agent = await sendAgentTrace(`${baseUrl}/v1/traces`)
+    await withPhoenixUrl(baseUrl, () => waitForSpans('default', { traceId: agent.traceId }))
+    await phoenixScript('phoenix-stop.sh', port)
 
     const scores = records(agent, 'outage')
     const retry = { retries: 200, initialDelayMs: 250, maxDelayMs: 1000 }
     const otlp = createOtlpSink({
-      endpoint: `${privatePhoenix.baseUrl}/v1/traces`,
+      endpoint: `${baseUrl}/v1/traces`,
       protocol: 'http/protobuf',
       timeoutMs: 1000,
       retry,
       env: {},
     })
-    const annotations = createPhoenixAnnotationSink({ baseUrl: privatePhoenix.baseUrl, env: {}, retry })
+    const annotations = createPhoenixAnnotationSink({ baseUrl, env: {}, retry })
     const delivered = Promise.all([otlp.deliver(scores), annotations.deliver(scores)])
     let settled = false
     void delivered.then(
@@ -261,21 +216,21 @@ describe('Phoenix down while the sink retries', () => {
     expect(settled).toBe(false)
     expect(otlp.stats().retries).toBeGreaterThan(0)
     expect(annotations.stats().retries).toBeGreaterThan(0)
-    await privatePhoenix.start()
+    await phoenixScript('phoenix-start.sh', port)
     await delivered
     await otlp.close()
 
     expect(otlp.stats()).toMatchObject({ delivered: 2, failed: 0 })
     expect(annotations.stats()).toMatchObject({ delivered: 2, failed: 0 })
-    const spans = await eventually(async () => {
-      const found = await privatePhoenix.spans(agent.traceId)
-      return found.length >= 3 ? found : undefined
-    }, 'both score spans')
-    expect(spans.map((s) => s.context.span_id).sort()).toEqual(
-      [agent.spanId, ...scores.map((s) => scoreSpanId(agent.traceId, agent.spanId, s.scorerId))].sort(),
-    )
-    expect((await privatePhoenix.annotations(agent.spanId)).map((a) => a.identifier).sort()).toEqual(
-      scores.map((s) => s.scorerId).sort(),
-    )
+    const expectedIds = [
+      agent.spanId,
+      ...scores.map((s) => scoreSpanId(agent.traceId, agent.spanId, s.scorerId)),
+    ]
+    await withPhoenixUrl(baseUrl, async () => {
+      const spans = await waitForSpans('default', { traceId: agent.traceId, minCount: 3 })
+      expect(spans.map((s) => s.context.span_id).sort()).toEqual(expectedIds.sort())
+      const stored = await getSpanAnnotations('default', [agent.spanId])
+      expect(stored.map((a) => a.identifier).sort()).toEqual(scores.map((s) => s.scorerId).sort())
+    })
   })
 })
