@@ -14,13 +14,15 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
 import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
+import { listFixtures, loadFixture } from '../test/fixtures/index.ts'
 
 /** One benchmark result: our throughput against the baseline's, in spans per second. */
 export interface DecodeBenchRow {
   case: string
   subject: string
   baseline: string
-  spansPerRecord: number
+  /** Spans decoded per call (over all records of the case). */
+  spans: number
   payloadBytes: number
   subjectSpansPerSec: number
   baselineSpansPerSec: number
@@ -179,17 +181,36 @@ function smallSpans(count: number): ReadableSpan[] {
   })
 }
 
-/** The benchmark payloads: each case's spans as protobuf and OTLP/JSON requests (for profiling too). */
-export function decodeBenchPayloads(): { name: string; spans: number; proto: Uint8Array; json: string }[] {
-  return [
+/** One benchmark case: the same spans as protobuf and as OTLP/JSON requests (one or more records). */
+export interface DecodeBenchPayload {
+  name: string
+  spans: number
+  proto: Uint8Array[]
+  json: string[]
+}
+
+/** The benchmark payloads (exported for profiling). */
+export function decodeBenchPayloads(): DecodeBenchPayload[] {
+  const cases: DecodeBenchPayload[] = [
     { name: 'genai (agent/chat/tool, KB messages)', spans: genAiSpans(20) },
     { name: 'small (http, 7 short attributes)', spans: smallSpans(500) },
   ].map((c) => ({
     name: c.name,
     spans: c.spans.length,
-    proto: ProtobufTraceSerializer.serializeRequest(c.spans)!,
-    json: new TextDecoder().decode(JsonTraceSerializer.serializeRequest(c.spans)!),
+    proto: [ProtobufTraceSerializer.serializeRequest(c.spans)!],
+    json: [new TextDecoder().decode(JsonTraceSerializer.serializeRequest(c.spans)!)],
   }))
+  // Real agent traces (Mastra, AI SDK 6/7, OpenInference, GenAI) from the test fixtures, one record per trace.
+  const fixtures = listFixtures().map((entry) => loadFixture(entry))
+  if (fixtures.length > 0) {
+    cases.push({
+      name: `fixtures (${fixtures.length} real agent traces, 1 per record)`,
+      spans: fixtures.reduce((n, f) => n + decodeOtlpTraces(f.proto).length, 0),
+      proto: fixtures.map((f) => f.proto),
+      json: fixtures.map((f) => f.json),
+    })
+  }
+  return cases
 }
 
 /** Milliseconds of CPU time this process has used (robust against other processes on a shared machine). */
@@ -234,42 +255,40 @@ function compare(
 export function run(options: { roundMs?: number; rounds?: number } = {}): DecodeBenchRow[] {
   const roundMs = options.roundMs ?? 150
   const rounds = options.rounds ?? 10
-  const cases = [
-    { name: 'genai (agent/chat/tool, KB messages)', spans: genAiSpans(20) },
-    { name: 'small (http, 7 short attributes)', spans: smallSpans(500) },
-  ]
   const rows: DecodeBenchRow[] = []
-  for (const c of cases) {
-    const proto = ProtobufTraceSerializer.serializeRequest(c.spans)!
-    const jsonBytes = JsonTraceSerializer.serializeRequest(c.spans)!
-    const json = new TextDecoder().decode(jsonBytes)
-    const n = decodeOtlpTraces(proto).length
-    if (n !== c.spans.length || decodeOtlpTraces(json).length !== n)
-      throw new Error(`${c.name}: wrong span count`)
-    const parse = () => JSON.parse(json)
-    const [protoRate, parseRate] = compare(
-      () => decodeOtlpTraces(proto, 'otlp_proto'),
-      parse,
-      roundMs,
-      rounds,
-    )
+  for (const c of decodeBenchPayloads()) {
+    const { proto, json } = c
+    const n = c.spans
+    const count = (payloads: (Uint8Array | string)[]) =>
+      payloads.reduce((k, p) => k + decodeOtlpTraces(p).length, 0)
+    if (count(proto) !== n || count(json) !== n) throw new Error(`${c.name}: wrong span count`)
+    const parse = () => {
+      for (const text of json) JSON.parse(text)
+    }
+    const decodeProto = () => {
+      for (const bytes of proto) decodeOtlpTraces(bytes, 'otlp_proto')
+    }
+    const decodeJson = () => {
+      for (const text of json) decodeOtlpTraces(text, 'otlp_json')
+    }
+    const [protoRate, parseRate] = compare(decodeProto, parse, roundMs, rounds)
     rows.push({
       case: c.name,
       subject: 'decodeOtlpTraces(otlp_proto)',
       baseline: 'JSON.parse(otlp_json text)',
-      spansPerRecord: n,
-      payloadBytes: proto.length,
+      spans: n,
+      payloadBytes: proto.reduce((k, p) => k + p.length, 0),
       subjectSpansPerSec: protoRate * n,
       baselineSpansPerSec: parseRate * n,
       ratio: protoRate / parseRate,
     })
-    const [jsonRate, parseRate2] = compare(() => decodeOtlpTraces(json, 'otlp_json'), parse, roundMs, rounds)
+    const [jsonRate, parseRate2] = compare(decodeJson, parse, roundMs, rounds)
     rows.push({
       case: c.name,
       subject: 'decodeOtlpTraces(otlp_json text)',
       baseline: 'JSON.parse(otlp_json text)',
-      spansPerRecord: n,
-      payloadBytes: json.length,
+      spans: n,
+      payloadBytes: json.reduce((k, p) => k + p.length, 0),
       subjectSpansPerSec: jsonRate * n,
       baselineSpansPerSec: parseRate2 * n,
       ratio: jsonRate / parseRate2,
