@@ -1,0 +1,25 @@
+import type { AgentIdentity } from './conventions/convention-reader.ts'
+
+/**
+ * Fills what the convention does not record: the conversation id from application metadata
+ * (`conversationId`, `threadId`, `chatId`), and the agent id from the agent name (AI SDK
+ * `functionId`, OpenInference `agent.name`) when there is no separate id.
+ */
+export function resolveIdentity(identity: AgentIdentity, metadata: Record<string, unknown>): AgentIdentity {
+  const conversationId =
+    identity.conversationId ??
+    stringOf(metadata.conversationId) ??
+    stringOf(metadata.threadId) ??
+    stringOf(metadata.chatId)
+  const agentId = identity.agentId ?? identity.agentName
+  return {
+    ...identity,
+    ...(agentId ? { agentId } : {}),
+    ...(conversationId ? { conversationId } : {}),
+  }
+}
+
+/** A non-empty string, or undefined. */
+export function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined
+}

@@ -1,0 +1,70 @@
+import type { Span } from '../model/index.ts'
+import { type ChatMessage, messageText } from './chat-message.ts'
+import type { ConventionReader } from './conventions/convention-reader.ts'
+import { readerFor } from './detect-convention.ts'
+import type { Notes } from './notes.ts'
+import { spanError } from './span-error.ts'
+import { compareNanos } from './span-tree.ts'
+import type { ToolCallRecord } from './tool-calls.ts'
+
+/**
+ * Whether the run failed: its agent span has status ERROR, unless that error is only a tool
+ * failure the agent loop went on from (a model call started after it). Some span processors
+ * (OpenInference's for the AI SDK) copy the first error of a trace onto its root span.
+ */
+export function runFailed(
+  agent: Span,
+  toolCalls: readonly ToolCallRecord[],
+  models: readonly Span[],
+  notes: Notes,
+): boolean {
+  const error = spanError(agent)
+  if (error === undefined) return false
+  const recovered = toolCalls.find(
+    (call) =>
+      call.state === 'output-error' &&
+      call.errorText === error &&
+      models.some((model) => compareNanos(model.startTimeUnixNano, call.timeUnixNano) > 0),
+  )
+  if (recovered) {
+    notes.add(
+      `agent span status ERROR (${error}) comes from tool call ${recovered.toolCallId}, which the run went on from`,
+    )
+    return false
+  }
+  notes.add(`agent run failed: ${error}`)
+  return true
+}
+
+/** The last assistant text of a list of messages, if any message has text. */
+function lastText(messages: readonly ChatMessage[] | undefined): string | undefined {
+  if (!messages) return undefined
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!
+    if (message.role !== 'assistant') continue
+    const text = messageText(message)
+    if (text.length > 0) return text
+  }
+  return undefined
+}
+
+/**
+ * The final answer: the agent span's recorded output, else the text of the last model call.
+ * A failed run with no recorded output has no final text.
+ */
+export function pickFinalText(
+  reader: ConventionReader,
+  agent: Span,
+  models: readonly Span[],
+  failed: boolean,
+  notes: Notes,
+): string {
+  const output = reader.agentOutput(agent, notes)
+  if (output) return lastText(output) ?? ''
+  if (failed) return ''
+  const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
+  const fromModel = last ? readerFor(last)?.modelOutput(last, notes) : undefined
+  if (fromModel) return lastText(fromModel) ?? ''
+  notes.add('final text not recorded (content capture off?)')
+  return ''
+}
