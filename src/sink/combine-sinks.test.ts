@@ -76,7 +76,7 @@ describe('createSinks', () => {
     })
     const sinks = createSinks([
       { type: 'otlp', endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json', env: {} },
-      { type: 'phoenix', baseUrl: server.baseUrl, env: {} },
+      { type: 'phoenix', url: server.baseUrl, env: {} },
       { type: 'jsonl', stream },
     ])
     await sinks.deliver([scoreRecordFixture()])

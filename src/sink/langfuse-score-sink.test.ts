@@ -68,7 +68,7 @@ describe('toLangfuseScore', () => {
 describe('createLangfuseScoreSink', () => {
   it('posts one score per record with Basic auth and skips failed scorings', async () => {
     const sink = createLangfuseScoreSink({
-      baseUrl: server.baseUrl,
+      url: server.baseUrl,
       publicKey: 'pk-lf-1',
       secretKey: 'sk-lf-2',
       env: {},

@@ -8,7 +8,7 @@ import type { CountingSink } from './sink.ts'
 /** Configuration of the Langfuse score sink; unset fields come from the `LANGFUSE_*` variables. */
 export interface LangfuseScoreSinkConfig {
   /** Default `LANGFUSE_BASE_URL`, `LANGFUSE_HOST`, then `https://cloud.langfuse.com`. */
-  baseUrl?: string
+  url?: string
   /** Default `LANGFUSE_PUBLIC_KEY`. */
   publicKey?: string
   /** Default `LANGFUSE_SECRET_KEY`. */
@@ -33,12 +33,7 @@ export interface LangfuseScoreSinkConfig {
  */
 export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): CountingSink {
   const env = config.env ?? process.env
-  const baseUrl = (
-    config.baseUrl ??
-    env.LANGFUSE_BASE_URL ??
-    env.LANGFUSE_HOST ??
-    'https://cloud.langfuse.com'
-  )
+  const baseUrl = (config.url ?? env.LANGFUSE_BASE_URL ?? env.LANGFUSE_HOST ?? 'https://cloud.langfuse.com')
     .trim()
     .replace(/\/+$/, '')
   const publicKey = config.publicKey ?? env.LANGFUSE_PUBLIC_KEY

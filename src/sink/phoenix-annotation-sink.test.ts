@@ -15,7 +15,7 @@ afterEach(() => server.close())
 describe('createPhoenixAnnotationSink', () => {
   it('posts span annotations on the agent span, upserted by scorer id', async () => {
     const sink = createPhoenixAnnotationSink({
-      baseUrl: `${server.baseUrl}/`,
+      url: `${server.baseUrl}/`,
       apiKey: 'px-key',
       env: {},
       sleep,
@@ -60,7 +60,7 @@ describe('createPhoenixAnnotationSink', () => {
   })
 
   it('annotates a failed scoring with label error so a later success replaces it', async () => {
-    const sink = createPhoenixAnnotationSink({ baseUrl: server.baseUrl, env: {}, sleep })
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep })
     await sink.deliver([
       scoreRecordFixture({
         score: undefined,
@@ -75,7 +75,7 @@ describe('createPhoenixAnnotationSink', () => {
 
   it('retries 404 (agent span not ingested yet) and 503, not 422', async () => {
     const sink = createPhoenixAnnotationSink({
-      baseUrl: server.baseUrl,
+      url: server.baseUrl,
       env: {},
       sleep,
       retry: { retries: 3 },
@@ -93,7 +93,7 @@ describe('createPhoenixAnnotationSink', () => {
   })
 
   it('splits large deliveries into batches', async () => {
-    const sink = createPhoenixAnnotationSink({ baseUrl: server.baseUrl, env: {}, sleep, batchSize: 2 })
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep, batchSize: 2 })
     await sink.deliver(['a', 'b', 'c'].map((scorerId) => scoreRecordFixture({ scorerId })))
     expect(server.requests.map((r) => (r.json as { data: unknown[] }).data.length)).toEqual([2, 1])
   })

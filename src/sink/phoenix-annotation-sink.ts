@@ -8,7 +8,7 @@ import type { CountingSink } from './sink.ts'
 /** Configuration of the Phoenix span-annotation sink. */
 export interface PhoenixAnnotationSinkConfig {
   /** Phoenix base URL; default `PHOENIX_HOST` when it is a URL, else `http://localhost:6006`. */
-  baseUrl?: string
+  url?: string
   /** Sent as `Authorization: Bearer`; default `PHOENIX_API_KEY`. */
   apiKey?: string
   headers?: Record<string, string>
@@ -31,7 +31,7 @@ export interface PhoenixAnnotationSinkConfig {
 export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig = {}): CountingSink {
   const env = config.env ?? process.env
   const envHost = env.PHOENIX_HOST?.startsWith('http') ? env.PHOENIX_HOST : undefined
-  const baseUrl = (config.baseUrl ?? envHost ?? 'http://localhost:6006').replace(/\/+$/, '')
+  const baseUrl = (config.url ?? envHost ?? 'http://localhost:6006').replace(/\/+$/, '')
   const url = `${baseUrl}/v1/span_annotations?sync=true`
   const apiKey = config.apiKey ?? env.PHOENIX_API_KEY
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }

@@ -103,7 +103,7 @@ describe('score spans and annotations in a real Phoenix', () => {
     scores = records(agent, randomBytes(3).toString('hex'))
     const otlp = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/protobuf', env: {} })
     const annotations = createPhoenixAnnotationSink({
-      baseUrl: phoenixUrl(),
+      url: phoenixUrl(),
       env: {},
       retry: { retries: 40, initialDelayMs: 250, maxDelayMs: 1000 },
     })
@@ -200,7 +200,7 @@ describe('Phoenix down while the sink retries', () => {
       retry,
       env: {},
     })
-    const annotations = createPhoenixAnnotationSink({ baseUrl, env: {}, retry })
+    const annotations = createPhoenixAnnotationSink({ url: baseUrl, env: {}, retry })
     const delivered = Promise.all([otlp.deliver(scores), annotations.deliver(scores)])
     let settled = false
     void delivered.then(
