@@ -87,6 +87,13 @@ describe('createSinks', () => {
     expect(Object.values(sinks.memberStats()).map((s) => s.delivered)).toEqual([1, 1, 1])
   })
 
+  it('with no sinks configured acknowledges at once and sends nothing', async () => {
+    const none = createSinks([])
+    await none.deliver([scoreRecordFixture()])
+    expect(none.stats()).toMatchObject({ delivered: 1, failed: 0 })
+    expect(server.requests).toHaveLength(0)
+  })
+
   it('rejects an unknown sink type naming the key', () => {
     expect(() => createSinks([{ type: 'datadog' } as never])).toThrow(/sinks\[\]\.type/)
   })

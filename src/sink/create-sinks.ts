@@ -37,9 +37,9 @@ export function createSink(config: SinkConfig): Sink {
 
 /**
  * Creates the configured sinks (entries may also be ready-made `Sink`s) and combines them into
- * one fan-out sink; an empty list gives the default OTLP sink.
+ * one fan-out sink. An empty list gives a sink that acknowledges at once (scores go nowhere):
+ * whether the OTLP sink is on by default is the configuration's decision, not this function's.
  */
 export function createSinks(configs: readonly (SinkConfig | Sink)[]): CombinedSink {
-  const list = configs.length > 0 ? configs : [{ type: 'otlp' } as const]
-  return combineSinks(list.map((entry) => ('deliver' in entry ? entry : createSink(entry))))
+  return combineSinks(configs.map((entry) => ('deliver' in entry ? entry : createSink(entry))))
 }
