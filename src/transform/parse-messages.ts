@@ -79,6 +79,10 @@ function parseMessage(item: unknown): ChatMessage | undefined {
       if (parsed) parts.push(parsed)
     }
   }
+  // Bedrock-style producers send tool results as user messages.
+  if (role === 'user' && parts.length > 0 && parts.every((part) => part.type === 'tool-result')) {
+    return { role: 'tool', parts }
+  }
   return { role, parts }
 }
 
@@ -131,6 +135,7 @@ function textOf(part: Record<string, unknown>): string | undefined {
 
 function parsePart(part: unknown): ChatPart[] {
   if (typeof part === 'string') return [{ type: 'text', text: part }]
+  if (isRecord(part) && part.type === undefined) return parseContentBlock(part)
   if (!isRecord(part) || typeof part.type !== 'string') return []
   const type = part.type
   switch (type) {
@@ -234,4 +239,36 @@ function fromUiToolPart(part: Record<string, unknown>, toolName: string): ChatPa
     parts.push({ type: 'tool-result', ...id, toolName, result: part.errorText, isError: true })
   }
   return parts
+}
+
+/**
+ * An untyped content block, as Bedrock-style producers (Strands) write them: `{text}`,
+ * `{toolUse:{toolUseId, name, input}}`, `{toolResult:{toolUseId, content, status}}`,
+ * `{reasoningContent:{reasoningText:{text}}}`.
+ */
+function parseContentBlock(block: Record<string, unknown>): ChatPart[] {
+  if (typeof block.text === 'string') return [{ type: 'text', text: block.text }]
+  const use = block.toolUse
+  if (isRecord(use) && typeof use.name === 'string') {
+    const id = typeof use.toolUseId === 'string' ? { toolCallId: use.toolUseId } : {}
+    return [{ type: 'tool-call', ...id, toolName: use.name, args: parseArgs(use.input) }]
+  }
+  const result = block.toolResult
+  if (isRecord(result)) {
+    const id = typeof result.toolUseId === 'string' ? { toolCallId: result.toolUseId } : {}
+    const content = Array.isArray(result.content) ? result.content : []
+    const values = content.map((item) => (isRecord(item) ? (item.json ?? item.text ?? item) : item))
+    return [
+      {
+        type: 'tool-result',
+        ...id,
+        result: values.length === 1 ? values[0] : values,
+        ...(result.status === 'error' ? { isError: true } : {}),
+      },
+    ]
+  }
+  const reasoning = isRecord(block.reasoningContent) ? block.reasoningContent.reasoningText : undefined
+  if (isRecord(reasoning) && typeof reasoning.text === 'string')
+    return [{ type: 'reasoning', text: reasoning.text }]
+  return []
 }

@@ -154,6 +154,40 @@ describe('parseMessages', () => {
     ])
   })
 
+  it('reads untyped Bedrock-style content blocks (Strands)', () => {
+    expect(
+      parseMessages([
+        { role: 'user', content: [{ text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [{ toolUse: { toolUseId: 't1', name: 'w', input: { city: 'Oslo' } } }],
+        },
+        {
+          role: 'user',
+          content: [{ toolResult: { toolUseId: 't1', content: [{ text: 'down' }], status: 'error' } }],
+        },
+        {
+          role: 'assistant',
+          content: [{ reasoningContent: { reasoningText: { text: 'hmm' } } }, { text: 'Sorry.' }],
+        },
+      ]),
+    ).toEqual([
+      { role: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool-call', toolCallId: 't1', toolName: 'w', args: { city: 'Oslo' } }],
+      },
+      { role: 'tool', parts: [{ type: 'tool-result', toolCallId: 't1', result: 'down', isError: true }] },
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'reasoning', text: 'hmm' },
+          { type: 'text', text: 'Sorry.' },
+        ],
+      },
+    ])
+  })
+
   it('returns undefined for what is not a message list', () => {
     expect(parseMessages('hello')).toBeUndefined()
     expect(parseMessages({ a: 1 })).toBeUndefined()
