@@ -70,11 +70,19 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     }
   }
 
+  const claimed = new Set<Draft>()
   for (const span of tools) {
     const reader = readerFor(span)
     if (!reader) continue
     const call = reader.toolCall(span, notes)
-    const known = call.toolCallId ? byId.get(call.toolCallId) : undefined
+    const name = call.toolName ?? toolNameFromSpanName(span.name)
+    // A tool span without a call id is matched to the model's first unclaimed call of that tool.
+    const known = call.toolCallId
+      ? byId.get(call.toolCallId)
+      : drafts.find(
+          (draft) => draft.modelOrder !== undefined && !claimed.has(draft) && draft.toolName === name,
+        )
+    if (known) claimed.add(known)
     const draft: Draft = known ?? {
       hasResult: false,
       timeUnixNano: span.startTimeUnixNano,
@@ -88,7 +96,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
     if (step !== undefined) draft.step = step
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
-    draft.toolName = call.toolName ?? draft.toolName ?? toolNameFromSpanName(span.name)
+    draft.toolName = call.toolName ?? draft.toolName ?? name
     if (call.args !== undefined) draft.args = call.args
     if (call.hasResult) {
       draft.result = call.result

@@ -252,3 +252,41 @@ describe('tool names missing from attributes', () => {
     expect(runs[0]!.notes).toContain(`tool call ${sid('t3')}: tool name not recorded`)
   })
 })
+
+describe('tool spans without a call id', () => {
+  it('are joined to the model calls of the same tool, in order, not counted twice', () => {
+    const output = JSON.stringify([
+      {
+        role: 'assistant',
+        parts: [
+          { type: 'tool_call', id: 'c1', name: 'lookup', arguments: { id: 1 } },
+          { type: 'tool_call', id: 'c2', name: 'lookup', arguments: { id: 2 } },
+        ],
+      },
+    ])
+    const bare = (id: string, start: number, result: string) =>
+      span({
+        id,
+        parent: 'a1',
+        name: 'execute_tool lookup',
+        start,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.result': result },
+      })
+    const runs = extractAgentRuns([
+      span({ id: 'a1', end: 100, attributes: agentAttributes }),
+      span({
+        id: 'c',
+        parent: 'a1',
+        start: 1,
+        end: 2,
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': output },
+      }),
+      bare('t1', 3, '"one"'),
+      bare('t2', 4, '"two"'),
+    ])
+    expect(runs[0]!.output[0]!.content.toolInvocations).toEqual([
+      { toolCallId: 'c1', toolName: 'lookup', args: { id: 1 }, state: 'result', result: 'one' },
+      { toolCallId: 'c2', toolName: 'lookup', args: { id: 2 }, state: 'result', result: 'two' },
+    ])
+  })
+})
