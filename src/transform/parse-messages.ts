@@ -20,11 +20,14 @@ export function parseMessages(value: unknown): ChatMessage[] | undefined {
 }
 
 /**
- * Reads what a caller passed to an agent: a plain prompt string (one user message), a message
- * list, or an object with `system` / `prompt` / `messages` (AI SDK `ai.prompt`).
+ * Reads what a caller passed to an agent: a plain prompt string (one user message), a list of
+ * strings (one user message each), a message list, or an object with `system` / `prompt` / `messages` (AI SDK `ai.prompt`).
  */
 export function parsePromptInput(value: unknown): ChatMessage[] | undefined {
   if (typeof value === 'string') return [{ role: 'user', parts: [{ type: 'text', text: value }] }]
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) {
+    return value.map((text: string) => ({ role: 'user', parts: [{ type: 'text', text }] }))
+  }
   if (Array.isArray(value)) return parseMessages(value)
   if (!isRecord(value)) return undefined
   const messages: ChatMessage[] = []

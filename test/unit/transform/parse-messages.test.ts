@@ -206,6 +206,10 @@ describe('parsePromptInput', () => {
     expect(parsePromptInput({ messages: [{ role: 'user', content: 'M' }] })).toEqual([
       { role: 'user', parts: [{ type: 'text', text: 'M' }] },
     ])
+    expect(parsePromptInput(['a', 'b'])).toEqual([
+      { role: 'user', parts: [{ type: 'text', text: 'a' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'b' }] },
+    ])
     expect(parsePromptInput(42)).toBeUndefined()
   })
 })
