@@ -50,7 +50,7 @@ export function createJsonlSink({ stream = process.stdout }: JsonlSinkConfig = {
       const text = records.map((r) => `${JSON.stringify(toScoreLine(r))}\n`).join('')
       await delivery.run(records.length, () => write(stream, text))
     },
-    close: async () => {},
+    close: async () => delivery.stop(),
     stats: delivery.stats,
   }
 }

@@ -67,6 +67,7 @@ export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink
       })
     },
     async close() {
+      delivery.stop()
       if (owned && connected) await producer.disconnect()
     },
     stats: delivery.stats,

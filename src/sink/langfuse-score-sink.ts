@@ -64,7 +64,7 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
         }
       })
     },
-    close: async () => {},
+    close: async () => delivery.stop(),
     stats: delivery.stats,
   }
 }

@@ -156,6 +156,16 @@ describe('createOtlpSink over OTLP/JSON', () => {
     expect(server.requests).toHaveLength(1)
   })
 
+  it('close() ends a delivery that is waiting to retry, so shutdown is not held up', async () => {
+    const sink = jsonSink({ retry: { retries: 100 }, sleep: () => new Promise(() => {}) })
+    server.failNext(100, 500) // 500: the exporter itself does not retry it, so only our policy does
+    const delivery = sink.deliver([scoreRecordFixture()]).catch((e: unknown) => e)
+    while (sink.stats().retries === 0) await new Promise((r) => setTimeout(r, 5))
+    await sink.close()
+    expect(await delivery).toMatchObject({ name: 'SinkDeliveryError', message: /sink closed while retrying/ })
+    expect(sink.stats()).toMatchObject({ delivered: 0, failed: 1 })
+  })
+
   it('sends nothing for an empty batch', async () => {
     const sink = jsonSink()
     await sink.deliver([])

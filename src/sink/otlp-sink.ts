@@ -38,7 +38,10 @@ export function createOtlpSinkWithExporter(
         await delivery.run(batch.length, () => exportSpans(exporter, spans))
       }
     },
-    close: () => exporter.shutdown(),
+    close: () => {
+      delivery.stop()
+      return exporter.shutdown()
+    },
     stats: delivery.stats,
   }
 }

@@ -55,7 +55,7 @@ export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig 
         })
       }
     },
-    close: async () => {},
+    close: async () => delivery.stop(),
     stats: delivery.stats,
   }
 }

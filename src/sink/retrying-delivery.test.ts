@@ -59,4 +59,30 @@ describe('createRetryingDelivery', () => {
     expect(isRetryableError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }))).toBe(true)
     expect(isRetryableError(Object.assign(new Error('schema'), { retryable: false }))).toBe(false)
   })
+
+  it('stops retrying when stopped: a waiting retry gives up at once', async () => {
+    const delivery = createRetryingDelivery({
+      sink: 'test',
+      retry: { retries: 100 },
+      sleep: () => new Promise(() => {}), // a retry that would wait forever
+    })
+    let calls = 0
+    const running = delivery.run(1, async () => {
+      calls++
+      throw new Error('down')
+    })
+    await new Promise((r) => setImmediate(r))
+    delivery.stop()
+    const error = await running.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(SinkDeliveryError)
+    expect((error as Error).message).toMatch(/sink closed while retrying/)
+    expect(calls).toBe(1)
+    expect(delivery.stats()).toMatchObject({ delivered: 0, failed: 1, retries: 1 })
+    // After stop, a failure is not retried at all.
+    await expect(
+      delivery.run(1, async () => {
+        throw new Error('still down')
+      }),
+    ).rejects.toMatchObject({ attempts: 1 })
+  })
 })

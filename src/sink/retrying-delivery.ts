@@ -55,6 +55,11 @@ export interface RetryingDelivery {
   run(records: number, attempt: () => Promise<void>): Promise<void>
   /** Counts records that needed no delivery. */
   skip(records: number): void
+  /**
+   * Stops retrying (the sink is closing): a waiting retry gives up at once and later failures are
+   * not retried, so shutdown is not held up by a backend that is down. The offsets stay uncommitted.
+   */
+  stop(): void
   stats(): SinkStats
 }
 
@@ -67,6 +72,11 @@ export function createRetryingDelivery({
 }: RetryingDeliveryOptions): RetryingDelivery {
   const policy = resolveRetryPolicy(retry)
   const counters: SinkStats = { delivered: 0, failed: 0, retries: 0, skipped: 0 }
+  let stopped = false
+  let wakeUp: () => void = () => {}
+  const stoppedSignal = new Promise<void>((resolve) => {
+    wakeUp = resolve
+  })
   return {
     async run(records, attempt) {
       for (let attemptNo = 0; ; attemptNo++) {
@@ -75,19 +85,32 @@ export function createRetryingDelivery({
           counters.delivered += records
           return
         } catch (error) {
-          if (attemptNo >= policy.retries || !isRetryableError(error)) {
+          if (stopped || attemptNo >= policy.retries || !isRetryableError(error)) {
             counters.failed += records
             throw new SinkDeliveryError(sink, attemptNo + 1, records, error)
           }
           const delayMs = retryDelayMs(policy, attemptNo + 1)
           counters.retries++
           onRetry?.({ attempt: attemptNo + 1, delayMs, error })
-          await sleep(delayMs)
+          await Promise.race([sleep(delayMs), stoppedSignal])
+          if (stopped) {
+            counters.failed += records
+            throw new SinkDeliveryError(
+              sink,
+              attemptNo + 1,
+              records,
+              new Error('sink closed while retrying', { cause: error }),
+            )
+          }
         }
       }
     },
     skip(records) {
       counters.skipped += records
+    },
+    stop() {
+      stopped = true
+      wakeUp()
     },
     stats: () => ({ ...counters }),
   }
