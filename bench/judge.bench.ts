@@ -1,0 +1,219 @@
+/**
+ * LLM-judge benchmark: a scripted OpenAI-compatible judge (no model; a fixed latency L per
+ * request, requests in flight counted in the server) and a judge concurrency limit C. Target:
+ * scores/s ≥ 0.9 × C / L, and never more than C judge requests in flight.
+ * - "pipeline": runs pre-filled on Kafka, through the whole pipeline to a local OTLP receiver;
+ *   rate from the first score span received to the last.
+ * - "scoring only": the same scorer over the same runs through `scoreTrace` with the limiter the
+ *   configuration builds (no Kafka), all runs submitted at once.
+ * Run alone with `npx tsx bench/judge.bench.ts`.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { resolveConfig } from '../src/config/index.ts'
+import { createScorer } from '../src/index.ts'
+import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
+import { silentLogger } from '../src/ops/logger.ts'
+import { createPipeline } from '../src/pipeline.ts'
+import { scoreTrace } from '../src/score-trace.ts'
+import { configureJudgeFromConfig } from '../src/scoring/judge-governance.ts'
+import { remoteJudgeStats, startFaultJudge } from '../test/helpers/fault-judge.ts'
+import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
+import { makeRuns, produceRuns, type RunRecord } from '../test/helpers/fault-traffic.ts'
+import { ensureBroker } from './pipeline.bench.ts'
+
+/** One row of the judge benchmark. */
+export interface JudgeBenchRow {
+  path: string
+  concurrency: number
+  latencyMs: number
+  runs: number
+  scoresPerSec: number
+  /** C / L, the ideal rate. */
+  idealPerSec: number
+  ratio: number
+  maxInFlight: number
+  /** CPU time of the tracescore process per score (the judge runs in another process). */
+  cpuMsPerScore: number
+  target: string
+  met: string
+}
+
+/** The scripted judge in its own process (as a real provider would be), answering after `latencyMs`. */
+async function startJudgeProcess(latencyMs: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_JUDGE_LATENCY_MS: String(latencyMs) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const baseURL = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      const line = out.split('\n').find((l) => l.startsWith('http'))
+      if (line) resolve(line.trim())
+    })
+    child.once('exit', (code) => reject(new Error(`judge process exited with ${code}`)))
+  })
+  return {
+    baseURL,
+    stats: () => remoteJudgeStats(baseURL),
+    close: () => {
+      child.kill()
+    },
+  }
+}
+
+type JudgeProcess = Awaited<ReturnType<typeof startJudgeProcess>>
+
+function judgeScorers(judge: JudgeProcess) {
+  const model = createOpenAICompatible({ name: 'scripted', baseURL: judge.baseURL })('bench-judge')
+  return {
+    judged: {
+      scorer: createScorer({
+        id: 'judged',
+        description: 'a one-call LLM judge',
+        type: 'agent',
+        judge: { model, instructions: 'You rate agent answers from 0 to 1.' },
+      }).generateScore({
+        description: 'Rate the answer',
+        createPrompt: ({ run }) =>
+          `Rate the answer of run ${run.runId}. Answer with a JSON object {"score": number}.`,
+      }),
+    },
+  }
+}
+
+async function viaPipeline(
+  runs: RunRecord[],
+  c: number,
+  latencyMs: number,
+): Promise<[number, number, number]> {
+  const judge = await startJudgeProcess(latencyMs)
+  const receiver = await startOtlpReceiver()
+  const kafka = testKafka('bench-judge')
+  const topic = uniqueName('bench-judge')
+  await createTopic(kafka, topic, 4)
+  const producer = kafka.producer()
+  await producer.connect()
+  await produceRuns(producer, topic, runs, { partitions: 4, batch: 500 })
+  await producer.disconnect()
+  const config = resolveConfig({
+    kafka: {
+      brokers: testBrokers(),
+      topic,
+      groupId: uniqueName('bench-judge'),
+      fromBeginning: true,
+      deadLetterTopic: `${topic}-dlq`,
+    },
+    assembly: { settleMs: 100 },
+    judges: { defaultLimits: { concurrency: c }, timeoutMs: 30_000 },
+    scorers: judgeScorers(judge),
+    sinks: { otlp: { endpoint: receiver.url } },
+    metrics: { port: 0 },
+  })
+  const pipeline = createPipeline(config, { logger: silentLogger() })
+  let first = 0
+  let last = 0
+  const done = new Promise<void>((resolve) => {
+    receiver.onScore = (score) => {
+      if (score.error) throw new Error(`judge bench: a failed score: ${score.span.status.message}`)
+      if (first === 0) first = performance.now()
+      if (receiver.scores.size >= runs.length) {
+        last = performance.now()
+        resolve()
+      }
+    }
+  })
+  const cpu0 = process.cpuUsage()
+  await pipeline.start()
+  await Promise.race([
+    done,
+    new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`judge bench: ${receiver.scores.size}/${runs.length}`)),
+        180_000,
+      ).unref(),
+    ),
+  ])
+  const cpu = process.cpuUsage(cpu0)
+  await pipeline.stop()
+  await receiver.close()
+  const { maxInFlight } = await judge.stats()
+  judge.close()
+  return [
+    ((runs.length - 1) * 1000) / (last - first),
+    maxInFlight,
+    (cpu.user + cpu.system) / 1000 / runs.length,
+  ]
+}
+
+async function scoringOnly(
+  runs: RunRecord[],
+  c: number,
+  latencyMs: number,
+): Promise<[number, number, number]> {
+  const judge = await startJudgeProcess(latencyMs)
+  const scorers = judgeScorers(judge)
+  configureJudgeFromConfig(resolveConfig({ judges: { defaultLimits: { concurrency: c } }, scorers }))
+  const traces = runs.map((r) => decodeOtlpTraces(r.value, 'otlp_proto'))
+  const cpu0 = process.cpuUsage()
+  const started = performance.now()
+  const results = await Promise.all(traces.map((spans) => scoreTrace(spans, { scorers })))
+  const ms = performance.now() - started
+  const cpu = process.cpuUsage(cpu0)
+  const { maxInFlight } = await judge.stats()
+  judge.close()
+  const failed = results.flatMap((r) => r.records).filter((r) => r.error || r.score === undefined)
+  if (failed.length > 0) throw new Error(`judge bench: ${failed.length} failed scores`)
+  return [(runs.length * 1000) / ms, maxInFlight, (cpu.user + cpu.system) / 1000 / runs.length]
+}
+
+/** Runs every (path, C, L) case. */
+export async function run(): Promise<JudgeBenchRow[]> {
+  ensureBroker()
+  const cases = [
+    { c: 4, latencyMs: 100, runs: 200 },
+    { c: 16, latencyMs: 50, runs: 900 },
+    { c: 32, latencyMs: 50, runs: 900 },
+  ]
+  const rows: JudgeBenchRow[] = []
+  for (const { c, latencyMs, runs: n } of cases) {
+    const runs = makeRuns(n, c)
+    for (const [path, measure] of [
+      ['pipeline (Kafka -> OTLP)', viaPipeline],
+      ['scoring only (scoreTrace + limiter)', scoringOnly],
+    ] as const) {
+      const [rate, maxInFlight, cpuMs] = await measure(runs, c, latencyMs)
+      const ideal = (c * 1000) / latencyMs
+      const ratio = rate / ideal
+      rows.push({
+        path,
+        concurrency: c,
+        latencyMs,
+        runs: n,
+        scoresPerSec: Math.round(rate),
+        idealPerSec: Math.round(ideal),
+        ratio: Math.round(ratio * 100) / 100,
+        maxInFlight,
+        cpuMsPerScore: Math.round(cpuMs * 100) / 100,
+        target: `>= 0.9x, in flight <= ${c}`,
+        met: ratio >= 0.9 && maxInFlight <= c ? 'yes' : 'NO',
+      })
+    }
+  }
+  return rows
+}
+
+if (process.env.BENCH_JUDGE_LATENCY_MS) {
+  // Child mode: the scripted judge alone in this process.
+  const judge = await startFaultJudge({
+    latencyMs: Number(process.env.BENCH_JUDGE_LATENCY_MS),
+    policy: () => ({ text: '{"score": 0.7}' }),
+  })
+  console.log(judge.baseURL)
+} else if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(await run())
+  process.exit(0)
+}

@@ -1,0 +1,304 @@
+/**
+ * Full-pipeline benchmark on the local broker, code scorers only:
+ * - throughput: spans/s from a pre-filled topic through decode, assembly, transform, scoring and
+ *   OTLP export to a local receiver, against a bare kafkajs consumer reading the same records in
+ *   the same run (target ≥ 0.5×, and ≥ 30,000 spans/s absolute);
+ * - latency: from an agent run's record being produced to its score span arriving at the
+ *   receiver, p50/p99, the configured settle time subtracted.
+ * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
+ */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { Kafka } from 'kafkajs'
+import { resolveConfig } from '../src/config/index.ts'
+import { createScorer, notScorable } from '../src/index.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
+import { silentLogger } from '../src/ops/logger.ts'
+import { createPipeline } from '../src/pipeline.ts'
+import { type OtlpReceiver, startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
+import { makeRuns, produceRuns, type RunRecord, runKey } from '../test/helpers/fault-traffic.ts'
+
+/** One row of the pipeline benchmark. */
+export interface PipelineBenchRow {
+  measure: string
+  value: string
+  baseline: string
+  ratio: string
+  target: string
+  met: string
+}
+
+const PARTITIONS = 4
+
+/** The example config's two code scorers, written against the sources (no dist/ needed). */
+export const codeScorers = {
+  answered: {
+    scorer: createScorer({ id: 'answered', description: 'final text answer', type: 'agent' })
+      .preprocess(({ run }) => {
+        const last = run.output.at(-1)
+        return { text: (last?.content.content ?? '').trim() }
+      })
+      .generateScore(({ results }) => (results.preprocessStepResult.text.length > 0 ? 1 : 0)),
+  },
+  toolSuccess: {
+    scorer: createScorer({ id: 'tool-success', description: 'tool calls that succeeded', type: 'agent' })
+      .preprocess(({ run }) => {
+        const calls = run.output.flatMap((m) =>
+          m.content.parts.flatMap((p) => (p.type === 'tool-invocation' ? [p.toolInvocation] : [])),
+        )
+        return { calls: calls.length, failed: calls.filter((c) => c.state === 'output-error').length }
+      })
+      .generateScore(({ results }) => {
+        const { calls, failed } = results.preprocessStepResult
+        return calls === 0 ? notScorable('no tool call') : (calls - failed) / calls
+      }),
+  },
+}
+
+/** Starts the local broker when none answers (idempotent script). */
+export function ensureBroker(): void {
+  const root = fileURLToPath(new URL('../', import.meta.url))
+  const started = spawnSync('bash', ['scripts/kafka-start.sh'], { cwd: root, stdio: ['ignore', 2, 2] })
+  if (started.status !== 0) throw new Error('the local Kafka broker did not start')
+}
+
+/** Reads every record of the topic with a bare kafkajs consumer; ms from first to last record. */
+async function bareRead(kafka: Kafka, topic: string, records: number): Promise<number> {
+  const consumer = kafka.consumer({ groupId: uniqueName('bench-bare') })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  let seen = 0
+  let first = 0
+  let last = 0
+  let spansSeen = 0
+  await new Promise<void>((resolve) => {
+    void consumer.run({
+      eachBatch: async ({ batch }) => {
+        if (first === 0) first = performance.now()
+        for (const m of batch.messages) spansSeen += m.value ? 1 : 0
+        seen += batch.messages.length
+        if (seen >= records) {
+          last = performance.now()
+          resolve()
+        }
+      },
+    })
+  })
+  await consumer.disconnect()
+  if (spansSeen !== records) throw new Error('bare read: records without values')
+  return last - first
+}
+
+function pipelineFor(
+  topic: string,
+  receiver: OtlpReceiver,
+  settleMs: number,
+  fromBeginning: boolean,
+  countOnly?: (records: number) => void,
+) {
+  const config = resolveConfig({
+    kafka: {
+      brokers: testBrokers(),
+      topic,
+      groupId: uniqueName('bench-pipeline'),
+      fromBeginning,
+      deadLetterTopic: `${topic}-dlq`,
+    },
+    assembly: { settleMs },
+    scorers: codeScorers,
+    sinks: { otlp: countOnly ? false : { endpoint: receiver.url, protocol: 'http/protobuf' } },
+    metrics: { port: 0 },
+  })
+  // The diagnostic variant replaces the OTLP export by a sink that only counts.
+  const extraSinks = countOnly
+    ? [{ name: 'count', deliver: async (r: unknown[]) => countOnly(r.length), close: async () => {} }]
+    : []
+  return createPipeline(config, { logger: silentLogger(), extraSinks })
+}
+
+/**
+ * The pipeline over the pre-filled topic; ms from its first consumed record to the last score.
+ * `noExport` swaps the OTLP export for a counting sink (to see what the export costs).
+ */
+async function pipelineRead(
+  topic: string,
+  runs: RunRecord[],
+  settleMs: number,
+  noExport = false,
+): Promise<number> {
+  const receiver = await startOtlpReceiver()
+  const expected = runs.length * 2
+  let counted = 0
+  let last = 0
+  let finish = () => {}
+  const pipeline = pipelineFor(
+    topic,
+    receiver,
+    settleMs,
+    true,
+    noExport
+      ? (n) => {
+          counted += n
+          if (counted >= expected) {
+            last = performance.now()
+            finish()
+          }
+        }
+      : undefined,
+  )
+  let first = 0
+  const poll = setInterval(() => {
+    if (first === 0 && pipeline.stats().records > 0) first = performance.now()
+  }, 5)
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+    receiver.onScore = () => {
+      if (receiver.scores.size >= expected) {
+        last = performance.now()
+        resolve()
+      }
+    }
+  })
+  await pipeline.start()
+  await Promise.race([
+    done,
+    new Promise((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`pipeline bench: ${receiver.scores.size}/${expected} scores`)),
+        300_000,
+      ).unref(),
+    ),
+  ])
+  clearInterval(poll)
+  await pipeline.stop()
+  await receiver.close()
+  return last - first
+}
+
+/** Produces runs one by one while the pipeline runs; latency of each run's first score span. */
+async function latency(
+  kafka: Kafka,
+  runs: RunRecord[],
+  ratePerSec: number,
+  settleMs: number,
+): Promise<number[]> {
+  const topic = uniqueName('bench-latency')
+  await createTopic(kafka, topic, PARTITIONS)
+  const receiver = await startOtlpReceiver()
+  const sentAt = new Map<string, number>()
+  const latencies: number[] = []
+  receiver.onScore = (score) => {
+    const key = `${score.traceId}/${score.agentSpanId}`
+    const at = sentAt.get(key)
+    if (at !== undefined) {
+      sentAt.delete(key)
+      latencies.push(performance.timeOrigin + performance.now() - at - settleMs)
+    }
+  }
+  const pipeline = pipelineFor(topic, receiver, settleMs, true)
+  await pipeline.start()
+  await new Promise((r) => setTimeout(r, 3_000)) // group joined and fetching
+  const producer = kafka.producer()
+  await producer.connect()
+  const started = Date.now()
+  for (let i = 0; i < runs.length; i++) {
+    const due = started + (i * 1000) / ratePerSec
+    const wait = due - Date.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    const run = runs[i]!
+    sentAt.set(runKey(run), performance.timeOrigin + performance.now())
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: [{ key: run.traceId, value: run.value, partition: i % PARTITIONS }],
+    })
+  }
+  const deadline = Date.now() + 60_000
+  while (latencies.length < runs.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+  await producer.disconnect()
+  await pipeline.stop()
+  await receiver.close()
+  if (latencies.length < runs.length) throw new Error(`latency: ${latencies.length}/${runs.length} scored`)
+  return latencies.sort((a, b) => a - b)
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
+
+/** Runs the benchmark: `runs` agent runs of 5 spans each, best of `rounds` for each side. */
+export async function run(
+  options: { runs?: number; rounds?: number; latencyRuns?: number } = {},
+): Promise<PipelineBenchRow[]> {
+  ensureBroker()
+  const runsN = options.runs ?? 20_000
+  const rounds = options.rounds ?? 2
+  const kafka = testKafka('bench-pipeline')
+  const runs = makeRuns(runsN, 3)
+  const spans = runs.reduce((n, r) => n + r.spans, 0)
+  const topic = uniqueName('bench-pipeline')
+  await createTopic(kafka, topic, PARTITIONS)
+  const producer = kafka.producer()
+  await producer.connect()
+  await produceRuns(producer, topic, runs, { partitions: PARTITIONS, batch: 500 })
+  await producer.disconnect()
+
+  let bareMs = Number.POSITIVE_INFINITY
+  let pipeMs = Number.POSITIVE_INFINITY
+  let noExportMs = Number.POSITIVE_INFINITY
+  for (let r = 0; r < rounds; r++) {
+    bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
+    pipeMs = Math.min(pipeMs, await pipelineRead(topic, runs, 100))
+    noExportMs = Math.min(noExportMs, await pipelineRead(topic, runs, 100, true))
+  }
+  const bareRate = (spans * 1000) / bareMs
+  const pipeRate = (spans * 1000) / pipeMs
+  const noExportRate = (spans * 1000) / noExportMs
+  const settleMs = 200
+  const lat = await latency(kafka, makeRuns(options.latencyRuns ?? 1_000, 5), 100, settleMs)
+  const ratio = pipeRate / bareRate
+  return [
+    {
+      measure: `pipeline spans/s (${fmt(spans)} spans, ${fmt(runs.length)} runs, 2 code scorers, OTLP export)`,
+      value: fmt(pipeRate),
+      baseline: `bare kafkajs read ${fmt(bareRate)}`,
+      ratio: `${ratio.toFixed(2)}x`,
+      target: '>= 0.5x',
+      met: ratio >= 0.5 ? 'yes' : 'NO',
+    },
+    {
+      measure: 'diagnostic: same pipeline, OTLP export replaced by a counting sink',
+      value: fmt(noExportRate),
+      baseline: `bare kafkajs read ${fmt(bareRate)}`,
+      ratio: `${(noExportRate / bareRate).toFixed(2)}x`,
+      target: '-',
+      met: '-',
+    },
+    {
+      measure: 'pipeline spans/s, absolute',
+      value: fmt(pipeRate),
+      baseline: '-',
+      ratio: '-',
+      target: '>= 30,000',
+      met: pipeRate >= 30_000 ? 'yes' : 'NO',
+    },
+    {
+      measure: `latency produce -> score span, p50 (${lat.length} runs at 100/s, settle ${settleMs} ms excluded)`,
+      value: `${fmt(pct(lat, 0.5))} ms`,
+      baseline: '-',
+      ratio: '-',
+      target: '-',
+      met: '-',
+    },
+    {
+      measure: 'latency produce -> score span, p99',
+      value: `${fmt(pct(lat, 0.99))} ms`,
+      baseline: '-',
+      ratio: '-',
+      target: '-',
+      met: '-',
+    },
+  ]
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.table(await run())
