@@ -23,6 +23,8 @@ export {
   JudgeModelResolutionError,
   type JudgeModelResolver,
   type LanguageModelSource,
+  type OpenAICompatibleModelConfig,
+  resolveJudgeModel,
 } from './judge-model.ts'
 export {
   JudgeFormatError,

@@ -1,4 +1,4 @@
-import type { JudgeModel } from './judge-model.ts'
+import type { JudgeModel, OpenAICompatibleModelConfig } from './judge-model.ts'
 import type { Processor } from './processor.ts'
 
 /**
@@ -10,8 +10,11 @@ export type JsonPromptInjection = boolean | 'system' | 'inline' | 'auto'
 
 /** The judge of a scorer (`createScorer({ judge })`): model, system prompt and request policy. */
 export interface JudgeConfig {
-  /** An AI SDK language model, or a `'provider/model'` id resolved by the judge model resolver. */
-  model: string | JudgeModel
+  /**
+   * An AI SDK language model, a `'provider/model'` id resolved by the judge model resolver, or
+   * Mastra's OpenAI-compatible config (`{ id, url?, apiKey?, headers? }`).
+   */
+  model: string | JudgeModel | OpenAICompatibleModelConfig
   /** The judge's system prompt. */
   instructions: string
   jsonPromptInjection?: JsonPromptInjection

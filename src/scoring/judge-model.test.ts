@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { createScorer } from './create-scorer.ts'
+import type { JudgeConfig } from './judge-config.ts'
 import { createEnvJudgeModelResolver, JudgeModelResolutionError } from './judge-model.ts'
 import { setJudgeModelResolver } from './judge-runtime.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
@@ -110,6 +111,31 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
       expect(first!.body.response_format).toBeUndefined()
       expect(result.judge?.analyze?.executions[0]?.usage?.totalTokens).toBeGreaterThan(0)
       expect(result.judge?.analyze?.executions[0]?.judgeProvider).toBe('vllm.chat')
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("Mastra's config object { id, url } reaches the endpoint without any resolver", async () => {
+    const server = await startScriptedJudge(() => '{"score":0.6}')
+    try {
+      setJudgeModelResolver(() => {
+        throw new Error('resolver must not be asked')
+      })
+      const scorer = (model: JudgeConfig['model']) =>
+        createScorer({ id: 's', description: 'd', judge: { model, instructions: 'i' } }).generateScore({
+          description: 's',
+          createPrompt: () => 'p',
+        })
+      const a = await scorer({ id: 'vllm/judge-a', url: server.baseURL }).run({ output: 'o' })
+      const b = await scorer({ providerId: 'lab', modelId: 'judge-b', url: server.baseURL, apiKey: 'k' }).run(
+        {
+          output: 'o',
+        },
+      )
+      expect([a.score, b.score]).toEqual([0.6, 0.6])
+      expect(server.requests.map((r) => r.model)).toEqual(['judge-a', 'judge-b'])
+      expect(a.judge?.generateScore?.executions[0]?.judgeProvider).toBe('vllm.chat')
     } finally {
       await server.close()
     }

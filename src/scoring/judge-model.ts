@@ -9,6 +9,17 @@ export type JudgeModel = Exclude<LanguageModel, string>
 /** Turns a `'provider/model'` id into a model instance. */
 export type JudgeModelResolver = (modelId: string) => JudgeModel | Promise<JudgeModel>
 
+/**
+ * Mastra's OpenAI-compatible model config: an id (or provider + model) with an optional endpoint
+ * URL, key and headers, e.g. `{ id: 'ollama/llama3.2', url: 'http://localhost:11434/v1' }`.
+ */
+export type OpenAICompatibleModelConfig = {
+  url?: string
+  apiKey?: string
+  headers?: Record<string, string>
+  api?: 'chat' | 'responses'
+} & ({ id: `${string}/${string}` } | { providerId: string; modelId: string })
+
 /** Anything with `languageModel(id)`, e.g. an AI SDK provider registry (`createProviderRegistry`). */
 export interface LanguageModelSource {
   languageModel(modelId: string): JudgeModel
@@ -90,4 +101,37 @@ export function toJudgeModelResolver(source: JudgeModelResolver | LanguageModelS
       return source.languageModel(`${modelId.slice(0, slash)}:${modelId.slice(slash + 1)}`)
     }
   }
+}
+
+/**
+ * Turns a judge's `model` into a model instance: instances pass through, ids go through
+ * `resolveModelId`, and Mastra's config objects build an OpenAI-compatible (or OpenAI
+ * `responses`) model from their URL, or resolve their id when they have none.
+ */
+export async function resolveJudgeModel(
+  model: string | JudgeModel | OpenAICompatibleModelConfig,
+  resolveModelId: JudgeModelResolver,
+): Promise<JudgeModel> {
+  if (typeof model === 'string') return resolveModelId(model)
+  if ('specificationVersion' in model) return model
+  const [provider, modelId] =
+    'id' in model
+      ? [model.id.slice(0, model.id.indexOf('/')), model.id.slice(model.id.indexOf('/') + 1)]
+      : [model.providerId, model.modelId]
+  if (!provider || !modelId) {
+    throw new JudgeModelResolutionError(
+      `Judge model config needs 'provider/model' as id, or providerId and modelId`,
+    )
+  }
+  const settings = {
+    ...(model.url ? { baseURL: model.url } : {}),
+    ...(model.apiKey ? { apiKey: model.apiKey } : {}),
+    ...(model.headers ? { headers: model.headers } : {}),
+  }
+  if (model.api === 'responses') return createOpenAI(settings).responses(modelId)
+  if (model.url)
+    return createOpenAICompatible({ name: provider, baseURL: model.url, ...settings }).chatModel(modelId)
+  if (model.apiKey && provider === 'openai') return createOpenAI(settings)(modelId)
+  if (model.apiKey && provider === 'anthropic') return createAnthropic(settings)(modelId)
+  return resolveModelId(`${provider}/${modelId}`)
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type JudgeConfig, mergeJudgeConfig, type StepJudgeConfig } from './judge-config.ts'
+import { resolveJudgeModel } from './judge-model.ts'
 import { JudgeFormatError, JudgeRequestError, requestJudge } from './judge-request.ts'
 import type { JudgeRuntime } from './judge-runtime.ts'
 import { type OutputSchema, type ResolvedOutputSchema, resolveOutputSchema } from './output-schema.ts'
@@ -67,7 +68,7 @@ export async function executePromptStep(options: {
       { scorerId: options.scorerId, step: name },
     )
   }
-  const model = typeof judge.model === 'string' ? await runtime.resolveModel(judge.model) : judge.model
+  const model = await resolveJudgeModel(judge.model, runtime.resolveModel)
   const base = { prompt, judgeModelId: model.modelId, judgeProvider: model.provider }
   try {
     const response = await requestJudge({
