@@ -1,4 +1,14 @@
-/** The scoring stage: `createScorer`, its judge, and the helpers scorers use. */
+/**
+ * The scoring stage: `createScorer` (Mastra-compatible), its judge, and the helpers scorers use.
+ *
+ * The pipeline shapes every judge call through the process-wide judge runtime:
+ * `setJudgeModelResolver(fnOrRegistry)` resolves `'provider/model'` ids (default: OPENAI_*,
+ * ANTHROPIC_*, and `<NAME>_BASE_URL` OpenAI-compatible endpoints), `setJudgeLimiter(limiter)`
+ * bounds each model call (`createJudgeLimiter` or the config's governance limiter), and
+ * `configureJudge({ timeoutMs, supportsStructuredOutput })` sets the per-call timeout and the
+ * `jsonPromptInjection: 'auto'` rule. `scorer.run(input, { judge, abortSignal })` overrides them
+ * for one run. Judge usage, attempts and model calls per prompt step are in `result.judge`.
+ */
 export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
 export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS } from './fence-untrusted.ts'
 export * from './filter-run.ts'
