@@ -115,12 +115,18 @@ export async function remoteJudgeStats(
   return (await res.json()) as { requests: number; inFlight: number; maxInFlight: number }
 }
 
-/** A stable number in [0, 1) from a string (FNV-1a), for deterministic per-run fault choices. */
+/** A stable number in [0, 1) from a string (FNV-1a, then mixed), for deterministic per-run fault choices. */
 export function unitHash(text: string, salt = 0): number {
   let h = 0x811c9dc5 ^ salt
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
   }
+  // murmur3's finalizer, so that near-identical inputs (consecutive numbers) spread evenly.
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
   return (h >>> 0) / 4294967296
 }
