@@ -6,7 +6,7 @@ import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { createScorer } from './create-scorer.ts'
 import type { JsonPromptInjection, JudgeConfig } from './judge-config.ts'
 import { createJudgeLimiter, type JudgeCallKey, type JudgeLimiter } from './judge-limiter.ts'
-import { JudgeTimeoutError, parseJsonAnswer } from './judge-request.ts'
+import { JudgeTimeoutError, type ProcessorAbortError, parseJsonAnswer } from './judge-request.ts'
 import type { Processor } from './processor.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
 
@@ -166,6 +166,19 @@ describe('processors', () => {
       ],
     ])
     expect(userParts(judge, 0)[0]).toBe('REDACTED')
+  })
+
+  it('an input processor that aborts stops the request before any model call', async () => {
+    const judge = scriptedJudge(['{"ok":true}'])
+    const guard: Processor = { id: 'guard', processInput: ({ abort }) => abort('prompt too long') }
+    const error = (await analyzeScorer({ model: judge.model, inputProcessors: [guard] })
+      .run({ output: 'o' })
+      .catch((e: unknown) => e)) as ScorerRunError
+    expect(judge.calls).toHaveLength(0)
+    expect(error.failedStep).toBe('analyze')
+    expect(error.message).toBe('Scorer Run Failed: prompt too long')
+    expect((error.cause as ProcessorAbortError).processorId).toBe('guard')
+    expect(error.result?.judge).toBeUndefined()
   })
 
   it('processAPIError is asked on input, output, then error processors; the first retry:true wins', async () => {
