@@ -1,6 +1,9 @@
 import { type Span, StatusCode } from '../model/index.ts'
 import { readString } from './read-attribute.ts'
 
+/** What `spanError` gives for a failed span that recorded no message (content capture off). */
+export const UNRECORDED_ERROR = 'error (message not recorded)'
+
 /**
  * The error message of a failed span (status ERROR): the status message, else the recorded
  * `exception` event, else `error.message` / `error.type`. Undefined when the span did not fail.
@@ -15,6 +18,6 @@ export function spanError(span: Span): string | undefined {
     readString(span.attributes, 'error.message') ??
     readString(span.attributes, 'exception.message') ??
     readString(span.attributes, 'error.type') ??
-    'error'
+    UNRECORDED_ERROR
   )
 }
