@@ -151,6 +151,20 @@ describe('scorer.run with function steps', () => {
     expect('judge' in result).toBe(false)
   })
 
+  it('concurrent runs of one scorer keep their own state', async () => {
+    const s = createScorer({ id: 's', description: 'd' })
+      .preprocess(async ({ run }) => {
+        await new Promise((r) => setImmediate(r))
+        return { n: Number(run.output) }
+      })
+      .generateScore(({ results }) => results.preprocessStepResult.n / 100)
+      .generateReason(({ score, run }) => `${run.runId}:${score}`)
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => s.run({ output: String(i), runId: `r${i}` })),
+    )
+    expect(results.map((r) => r.reason)).toEqual(Array.from({ length: 50 }, (_, i) => `r${i}:${i / 100}`))
+  })
+
   it('runs steps in chaining order, not in the conventional order', async () => {
     const order: string[] = []
     const s = createScorer({ id: 's', description: 'd' })
