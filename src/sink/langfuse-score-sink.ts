@@ -3,6 +3,7 @@ import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } fro
 import type { RetryPolicy, Sleep } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
+import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Langfuse score sink; unset fields come from the `LANGFUSE_*` variables. */
@@ -52,7 +53,10 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
   return {
     name: 'langfuse',
     async deliver(records) {
-      const scores = records.map((r) => toLangfuseScore(r, options)).filter((s) => s !== undefined)
+      const scores = records
+        .filter(hasValidTarget)
+        .map((r) => toLangfuseScore(r, options))
+        .filter((s) => s !== undefined)
       delivery.skip(records.length - scores.length)
       if (scores.length === 0) return
       // The API takes one score per request; a retry re-sends only those not yet acknowledged.

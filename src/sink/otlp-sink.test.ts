@@ -166,6 +166,19 @@ describe('createOtlpSink over OTLP/JSON', () => {
     expect(sink.stats()).toMatchObject({ delivered: 0, failed: 1 })
   })
 
+  it('skips and counts records whose ids cannot name a span, sending the rest', async () => {
+    const sink = jsonSink()
+    await sink.deliver([
+      scoreRecordFixture({ traceId: 'not-a-trace-id' }),
+      scoreRecordFixture({ spanId: '0000000000000000' }),
+      scoreRecordFixture(),
+    ])
+    await sink.close()
+    expect(server.requests).toHaveLength(1)
+    expect(decodeOtlpJsonSpans(server.requests[0]!.json)).toHaveLength(1)
+    expect(sink.stats()).toEqual({ delivered: 1, failed: 0, retries: 0, skipped: 2 })
+  })
+
   it('sends nothing for an empty batch', async () => {
     const sink = jsonSink()
     await sink.deliver([])

@@ -6,6 +6,7 @@ import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
 import { type OtlpSinkConfig, resolveOtlpSinkConfig } from './otlp-sink-config.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreSpanResource, toScoreSpan } from './score-span.ts'
+import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /**
@@ -28,8 +29,9 @@ export function createOtlpSinkWithExporter(
   const delivery = createRetryingDelivery({ sink: 'otlp', retry: config.retry, sleep: config.sleep })
   return {
     name: 'otlp',
-    async deliver(records) {
-      if (records.length === 0) return
+    async deliver(all) {
+      const records = all.filter(hasValidTarget)
+      delivery.skip(all.length - records.length)
       for (let start = 0; start < records.length; start += maxBatchSize) {
         const batch = records.slice(start, start + maxBatchSize)
         const spans = batch.map((record) =>

@@ -92,6 +92,13 @@ describe('createPhoenixAnnotationSink', () => {
     expect(sink.stats()).toMatchObject({ delivered: 1, failed: 1 })
   })
 
+  it('skips records without a valid span id instead of posting a request Phoenix must refuse', async () => {
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep })
+    await sink.deliver([scoreRecordFixture({ spanId: 'xyz' })])
+    expect(server.requests).toHaveLength(0)
+    expect(sink.stats()).toMatchObject({ delivered: 0, skipped: 1 })
+  })
+
   it('splits large deliveries into batches', async () => {
     const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep, batchSize: 2 })
     await sink.deliver(['a', 'b', 'c'].map((scorerId) => scoreRecordFixture({ scorerId })))

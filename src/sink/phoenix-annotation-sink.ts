@@ -3,6 +3,7 @@ import { toPhoenixAnnotation } from './phoenix-annotation.ts'
 import type { RetryPolicy, Sleep } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
+import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Phoenix span-annotation sink. */
@@ -40,7 +41,9 @@ export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig 
   const delivery = createRetryingDelivery({ sink: 'phoenix', retry: config.retry, sleep: config.sleep })
   return {
     name: 'phoenix',
-    async deliver(records) {
+    async deliver(all) {
+      const records = all.filter(hasValidTarget)
+      delivery.skip(all.length - records.length)
       for (let start = 0; start < records.length; start += batchSize) {
         const data = records
           .slice(start, start + batchSize)
