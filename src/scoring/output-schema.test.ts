@@ -39,6 +39,30 @@ describe('resolveOutputSchema', () => {
     expect((await schema.validate([1])).success).toBe(false)
   })
 
+  it('any Standard JSON Schema (not only zod): its output JSON Schema and its validator are used', async () => {
+    const custom = {
+      '~standard': {
+        version: 1 as const,
+        vendor: 'custom',
+        validate: (v: unknown) =>
+          typeof (v as { n?: unknown }).n === 'number'
+            ? { value: v as { n: number } }
+            : { issues: [{ message: 'n must be a number', path: ['n'] }] },
+        jsonSchema: {
+          input: () => ({ type: 'object' }),
+          output: (options: { target: string }) => ({ type: 'object', target: options.target }),
+        },
+      },
+    }
+    const schema = resolveOutputSchema(custom)
+    expect(schema.jsonSchema).toEqual({ type: 'object', target: 'draft-07' })
+    expect(await schema.validate({ n: 1 })).toEqual({ success: true, value: { n: 1 } })
+    const bad = await schema.validate({ n: 'x' })
+    expect(!bad.success && bad.error.message).toBe(
+      'Judge answer does not match outputSchema: n: n must be a number',
+    )
+  })
+
   it('a Standard Schema without JSON Schema support is refused with a clear message', () => {
     const opaque: StandardSchemaV1<unknown, { a: number }> = {
       '~standard': { version: 1, vendor: 'opaque', validate: (v) => ({ value: v as { a: number } }) },

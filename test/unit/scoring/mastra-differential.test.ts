@@ -264,6 +264,26 @@ describe('tracescore vs @mastra/core createScorer', () => {
     expect(pair.ours.result!.judge.analyze.executions[0].attemptCount).toBe(2)
   })
 
+  it('fallbackJsonPromptInjection inline: both put the schema in the user message on the retry', async () => {
+    const define: Define = (create, model) =>
+      create({
+        id: 'f',
+        description: 'd',
+        judge: {
+          model,
+          instructions: 'Judge.',
+          jsonPromptInjection: false,
+          fallbackJsonPromptInjection: 'inline',
+        },
+      })
+        .analyze({ description: 'a', outputSchema: GLUTEN_SCHEMA, createPrompt: () => 'Analyze.' })
+        .generateScore(({ results }: any) => (results.analyzeStepResult.isGlutenFree ? 1 : 0))
+    const turns = ['{"isGlutenFree":"maybe"}', '{"isGlutenFree":false,"glutenSources":["rye"]}']
+    const pair = await both(define, turns, { output: 'o', runId: 'r' })
+    expectSame(pair)
+    expect(received(pair.ours.judge)[1]!.user[0]).toHaveLength(2)
+  })
+
   it('step judge overrides: same model choice and merged instructions', async () => {
     const define: Define = (create, model) =>
       create({ id: 'o', description: 'd', judge: { model, instructions: 'Scorer level.' } })
