@@ -27,7 +27,10 @@ interface JudgeExecutionBase {
 /** A prompt step's judge request that succeeded. */
 export interface JudgeExecutionSuccess extends JudgeExecutionBase {
   status: 'success'
-  /** The parsed answer: the object for schema steps, the text for generateReason. */
+  /**
+   * The parsed answer: the object for preprocess/analyze, the score for generateScore (with
+   * `calculateScore`: the judge's object that calculateScore consumed), the text for generateReason.
+   */
   output: unknown
   usage: JudgeTokenUsage
 }
