@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
 import type { AgentRun, MastraDBMessage } from '../../../src/model/index.ts'
-import { extractAgentRuns, findAgentSpans } from '../../../src/transform/index.ts'
+import { extractAgentRuns, findAgentSpans, spanRole } from '../../../src/transform/index.ts'
 import { type GroundTruthRun, listFixtures, loadFixture, type TruthMessage } from '../../fixtures/index.ts'
 
 const CONVENTION_OF_TRUTH = {
@@ -146,4 +146,30 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
       expectRunMatches({ ...run, conversationId: truth.conversationId }, truth, runs, fixture.truth.runs)
     })
   })
+})
+
+describe('fixtures with every tool span lost', () => {
+  const entries = listFixtures()
+
+  it.each(entries.map((entry) => [entry.name, entry] as const))(
+    '%s: tool calls are rebuilt from the model messages',
+    (_name, entry) => {
+      const fixture = loadFixture(entry)
+      const spans = decodeOtlpTraces(fixture.proto).filter((span) => spanRole(span) !== 'tool')
+      const runs = extractAgentRuns(spans)
+      fixture.truth.runs.forEach((truth, index) => {
+        const calls = toolCalls(runs[index]!)
+        // Ids, names and arguments come from the model outputs, in the model's order.
+        expect(calls.map(({ id, name, args }) => ({ id, name, args }))).toEqual(
+          truth.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+        )
+        // Results come from the next prompts, where the convention records them (Mastra's do not).
+        if (fixture.truth.convention !== 'mastra') {
+          truth.toolCalls.forEach((call, position) => {
+            if (call.error === undefined) expect(calls[position]!.result).toEqual(call.result)
+          })
+        }
+      })
+    },
+  )
 })
