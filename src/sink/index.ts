@@ -18,7 +18,13 @@ export {
 } from './otlp-sink-config.ts'
 export { type PhoenixSpanAnnotation, toPhoenixAnnotation } from './phoenix-annotation.ts'
 export { createPhoenixAnnotationSink, type PhoenixAnnotationSinkConfig } from './phoenix-annotation-sink.ts'
-export { defaultRetryPolicy, type RetryPolicy, type Sleep } from './retry-policy.ts'
+export {
+  defaultRetryPolicy,
+  type RetryEvent,
+  type RetryOptions,
+  type RetryPolicy,
+  type Sleep,
+} from './retry-policy.ts'
 export { isRetryableError, SinkDeliveryError } from './retrying-delivery.ts'
 export {
   evaluationAttributes,

@@ -1,29 +1,27 @@
 import { Kafka, type KafkaConfig, logLevel, type Producer } from 'kafkajs'
-import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreMessageSchema, toScoreMessage } from './score-message.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Kafka score-topic sink: an existing producer, or brokers to create one. */
-export type KafkaScoreSinkConfig = {
+export type KafkaScoreSinkConfig = RetryOptions & {
   /** The score topic. */
   topic: string
   /** -1 (all in-sync replicas, default), 1 or 0. */
   acks?: -1 | 0 | 1
-  retry?: Partial<RetryPolicy>
-  sleep?: Sleep
 } & (
-  | {
-      /** A producer owned by the caller: connected by the caller, not disconnected by `close`. */ producer: Producer
-    }
-  | {
-      /** Broker addresses, e.g. `['127.0.0.1:9092']`. */
-      brokers: string[]
-      clientId?: string
-      /** Further KafkaJS client settings (ssl, sasl, timeouts, KafkaJS's own retry). */
-      client?: Omit<KafkaConfig, 'brokers' | 'clientId'>
-    }
-)
+    | {
+        /** A producer owned by the caller: connected by the caller, not disconnected by `close`. */ producer: Producer
+      }
+    | {
+        /** Broker addresses, e.g. `['127.0.0.1:9092']`. */
+        brokers: string[]
+        clientId?: string
+        /** Further KafkaJS client settings (ssl, sasl, timeouts, KafkaJS's own retry). */
+        client?: Omit<KafkaConfig, 'brokers' | 'clientId'>
+      }
+  )
 
 /**
  * Writes each score as one JSON record (`ScoreMessage`, see `score-message.ts`) to a Kafka topic,
@@ -43,7 +41,12 @@ export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink
           brokers: config.brokers,
         }).producer({ allowAutoTopicCreation: true })
   let connected: Promise<void> | undefined = owned ? undefined : Promise.resolve()
-  const delivery = createRetryingDelivery({ sink: 'kafka', retry: config.retry, sleep: config.sleep })
+  const delivery = createRetryingDelivery({
+    sink: 'kafka',
+    retry: config.retry,
+    sleep: config.sleep,
+    onRetry: config.onRetry,
+  })
   return {
     name: 'kafka',
     async deliver(records) {

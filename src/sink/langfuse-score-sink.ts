@@ -1,13 +1,13 @@
 import { postJson } from './http-json.ts'
 import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
-import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Langfuse score sink; unset fields come from the `LANGFUSE_*` variables. */
-export interface LangfuseScoreSinkConfig {
+export interface LangfuseScoreSinkConfig extends RetryOptions {
   /** Default `LANGFUSE_BASE_URL`, `LANGFUSE_HOST`, then `https://cloud.langfuse.com`. */
   url?: string
   /** Default `LANGFUSE_PUBLIC_KEY`. */
@@ -21,8 +21,6 @@ export interface LangfuseScoreSinkConfig {
   passThreshold?: PassThreshold
   /** Per-request timeout; default 10 s. */
   timeoutMs?: number
-  retry?: Partial<RetryPolicy>
-  sleep?: Sleep
   env?: Record<string, string | undefined>
 }
 
@@ -49,7 +47,12 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
     dataTypes: config.dataTypes,
   }
   const timeoutMs = config.timeoutMs ?? 10_000
-  const delivery = createRetryingDelivery({ sink: 'langfuse', retry: config.retry, sleep: config.sleep })
+  const delivery = createRetryingDelivery({
+    sink: 'langfuse',
+    retry: config.retry,
+    sleep: config.sleep,
+    onRetry: config.onRetry,
+  })
   return {
     name: 'langfuse',
     async deliver(records) {

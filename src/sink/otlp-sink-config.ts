@@ -1,12 +1,12 @@
 import type { Attributes } from '@opentelemetry/api'
-import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import type { PassThreshold } from './score-attributes.ts'
 
 /** OTLP/HTTP encodings the OTLP sink can send (gRPC is not supported). */
 export type OtlpProtocol = 'http/protobuf' | 'http/json'
 
 /** Configuration of the OTLP score-span sink; unset fields come from `OTEL_EXPORTER_OTLP_*`. */
-export interface OtlpSinkConfig {
+export interface OtlpSinkConfig extends RetryOptions {
   /** Full traces URL, e.g. `http://127.0.0.1:6006/v1/traces`. */
   endpoint?: string
   /** `http/protobuf` (default; Phoenix accepts only this) or `http/json`. */
@@ -22,8 +22,6 @@ export interface OtlpSinkConfig {
   passThreshold?: PassThreshold
   /** Added to the `service.name=tracescore` resource. */
   resourceAttributes?: Attributes
-  retry?: Partial<RetryPolicy>
-  sleep?: Sleep
   /** Where `OTEL_EXPORTER_OTLP_*` are read from; `process.env` by default. */
   env?: Record<string, string | undefined>
 }

@@ -4,6 +4,7 @@ import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
 import { type OtlpSinkConfig, resolveOtlpSinkConfig } from './otlp-sink-config.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreSpanResource, toScoreSpan } from './score-span.ts'
 import { hasValidTarget } from './score-target.ts'
@@ -21,12 +22,17 @@ export function createOtlpSink(config: OtlpSinkConfig = {}): CountingSink {
 
 /** The OTLP sink over a given exporter (any `SpanExporter`, e.g. an in-memory one). */
 export function createOtlpSinkWithExporter(
-  config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'retry' | 'sleep' | 'maxBatchSize'>,
+  config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'maxBatchSize'> & RetryOptions,
   exporter: SpanExporter,
 ): CountingSink {
   const maxBatchSize = config.maxBatchSize ?? 512
   const resource = scoreSpanResource(config.resourceAttributes)
-  const delivery = createRetryingDelivery({ sink: 'otlp', retry: config.retry, sleep: config.sleep })
+  const delivery = createRetryingDelivery({
+    sink: 'otlp',
+    retry: config.retry,
+    sleep: config.sleep,
+    onRetry: config.onRetry,
+  })
   return {
     name: 'otlp',
     async deliver(all) {

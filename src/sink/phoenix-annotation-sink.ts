@@ -1,13 +1,13 @@
 import { HttpStatusError, postJson } from './http-json.ts'
 import { toPhoenixAnnotation } from './phoenix-annotation.ts'
-import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Phoenix span-annotation sink. */
-export interface PhoenixAnnotationSinkConfig {
+export interface PhoenixAnnotationSinkConfig extends RetryOptions {
   /** Phoenix base URL; default `PHOENIX_HOST` when it is a URL, else `http://localhost:6006`. */
   url?: string
   /** Sent as `Authorization: Bearer`; default `PHOENIX_API_KEY`. */
@@ -18,8 +18,6 @@ export interface PhoenixAnnotationSinkConfig {
   /** Annotations per request; default 100. */
   batchSize?: number
   passThreshold?: PassThreshold
-  retry?: Partial<RetryPolicy>
-  sleep?: Sleep
   env?: Record<string, string | undefined>
 }
 
@@ -38,7 +36,12 @@ export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig 
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }
   const timeoutMs = config.timeoutMs ?? 10_000
   const batchSize = config.batchSize ?? 100
-  const delivery = createRetryingDelivery({ sink: 'phoenix', retry: config.retry, sleep: config.sleep })
+  const delivery = createRetryingDelivery({
+    sink: 'phoenix',
+    retry: config.retry,
+    sleep: config.sleep,
+    onRetry: config.onRetry,
+  })
   return {
     name: 'phoenix',
     async deliver(all) {

@@ -15,6 +15,25 @@ export interface RetryPolicy {
   jitter: number
 }
 
+/** One retry about to happen, for logs and metrics. */
+export interface RetryEvent {
+  /** The sink that retries. */
+  sink: string
+  /** 1 for the first retry. */
+  attempt: number
+  delayMs: number
+  error: unknown
+}
+
+/** The retry settings every sink config takes. */
+export interface RetryOptions {
+  retry?: Partial<RetryPolicy>
+  /** Injectable for tests; real time by default. */
+  sleep?: Sleep
+  /** Called before each retry (e.g. to log the backend error once per retry). */
+  onRetry?: (event: RetryEvent) => void
+}
+
 /** The retry policy sinks use when their config gives none: about 1 minute of retries. */
 export const defaultRetryPolicy: RetryPolicy = {
   retries: 8,

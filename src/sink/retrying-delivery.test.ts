@@ -21,12 +21,15 @@ describe('retry policy', () => {
 describe('createRetryingDelivery', () => {
   it('retries until success and counts records once', async () => {
     const waits: number[] = []
+    const events: unknown[] = []
     const delivery = createRetryingDelivery({
       sink: 'test',
       retry: { retries: 5, initialDelayMs: 10, jitter: 0 },
       sleep: async (ms) => {
         waits.push(ms)
       },
+      onRetry: ({ sink, attempt, delayMs, error }) =>
+        events.push([sink, attempt, delayMs, (error as Error).message]),
     })
     let calls = 0
     await delivery.run(3, async () => {
@@ -34,6 +37,10 @@ describe('createRetryingDelivery', () => {
     })
     expect(calls).toBe(3)
     expect(waits).toEqual([10, 20])
+    expect(events).toEqual([
+      ['test', 1, 10, 'flaky'],
+      ['test', 2, 20, 'flaky'],
+    ])
     expect(delivery.stats()).toEqual({ delivered: 3, failed: 0, retries: 2, skipped: 0 })
   })
 

@@ -1,4 +1,4 @@
-import type { RetryPolicy, Sleep } from './retry-policy.ts'
+import type { RetryOptions } from './retry-policy.ts'
 import { realSleep, resolveRetryPolicy, retryDelayMs } from './retry-policy.ts'
 import type { SinkStats } from './sink.ts'
 
@@ -40,13 +40,9 @@ export function isRetryableError(error: unknown): boolean {
 }
 
 /** Options of a retrying delivery. */
-export interface RetryingDeliveryOptions {
-  /** The sink's name, used in errors. */
+export interface RetryingDeliveryOptions extends RetryOptions {
+  /** The sink's name, used in errors and retry events. */
   sink: string
-  retry?: Partial<RetryPolicy>
-  sleep?: Sleep
-  /** Called before each retry (for logs); `attempt` is 1 for the first retry. */
-  onRetry?: (event: { attempt: number; delayMs: number; error: unknown }) => void
 }
 
 /** Runs delivery attempts under a retry policy and keeps the sink's counters. */
@@ -91,7 +87,7 @@ export function createRetryingDelivery({
           }
           const delayMs = retryDelayMs(policy, attemptNo + 1)
           counters.retries++
-          onRetry?.({ attempt: attemptNo + 1, delayMs, error })
+          onRetry?.({ sink, attempt: attemptNo + 1, delayMs, error })
           await Promise.race([sleep(delayMs), stoppedSignal])
           if (stopped) {
             counters.failed += records
