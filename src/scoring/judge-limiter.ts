@@ -12,7 +12,8 @@ export interface JudgeCallKey {
  * resolve to `{ text, usage, finishReason }`, so a limiter can count tokens.
  */
 export interface JudgeLimiter {
-  schedule<T>(key: JudgeCallKey, call: () => Promise<T>): Promise<T>
+  /** Runs `call` when the model has room; `abortSignal` (the run's) may cancel the wait. */
+  schedule<T>(key: JudgeCallKey, call: () => Promise<T>, abortSignal?: AbortSignal): Promise<T>
 }
 
 /** Options of `createJudgeLimiter`. */
@@ -23,20 +24,24 @@ export interface JudgeLimiterOptions {
   perModel?: Record<string, number>
 }
 
-/** A limiter that allows at most N concurrent calls per model, first come first served. */
+/**
+ * A limiter that allows at most N concurrent calls per model, first come first served. A call
+ * whose run is aborted while it waits leaves the queue and rejects with the abort reason.
+ */
 export function createJudgeLimiter(options: JudgeLimiterOptions): JudgeLimiter {
   const queues = new Map<string, { active: number; waiting: (() => void)[]; limit: number }>()
   const limitFor = (key: JudgeCallKey) =>
     options.perModel?.[key.model] ?? options.perModel?.[key.modelId] ?? options.maxConcurrency
   return {
-    async schedule(key, call) {
+    async schedule(key, call, abortSignal) {
+      abortSignal?.throwIfAborted()
       let queue = queues.get(key.model)
       if (!queue) {
         queue = { active: 0, waiting: [], limit: Math.max(1, limitFor(key)) }
         queues.set(key.model, queue)
       }
       const q = queue
-      if (q.active >= q.limit) await new Promise<void>((resolve) => q.waiting.push(resolve))
+      if (q.active >= q.limit) await waitTurn(q.waiting, abortSignal)
       else q.active++
       try {
         return await call()
@@ -47,4 +52,21 @@ export function createJudgeLimiter(options: JudgeLimiterOptions): JudgeLimiter {
       }
     },
   }
+}
+
+/** Waits for a slot; the slot is handed over directly by the call that frees it. */
+function waitTurn(waiting: (() => void)[], abortSignal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      abortSignal?.removeEventListener('abort', onAbort)
+      resolve()
+    }
+    const onAbort = () => {
+      const index = waiting.indexOf(turn)
+      if (index >= 0) waiting.splice(index, 1)
+      reject(abortSignal?.reason)
+    }
+    waiting.push(turn)
+    abortSignal?.addEventListener('abort', onAbort, { once: true })
+  })
 }

@@ -368,6 +368,30 @@ describe('timeout, cancellation, limiter, usage', () => {
     ])
   })
 
+  it('createJudgeLimiter: an aborted run leaves the queue without taking a slot', async () => {
+    const limiter = createJudgeLimiter({ maxConcurrency: 1 })
+    const key: JudgeCallKey = { model: 'a/m', provider: 'a', modelId: 'm' }
+    let release!: () => void
+    const first = limiter.schedule(key, () => new Promise<string>((r) => (release = () => r('first'))))
+    const controller = new AbortController()
+    let ranAborted = false
+    const aborted = limiter.schedule(
+      key,
+      async () => {
+        ranAborted = true
+        return 'aborted'
+      },
+      controller.signal,
+    )
+    const third = limiter.schedule(key, async () => 'third')
+    controller.abort(new Error('stop'))
+    await expect(aborted).rejects.toThrow('stop')
+    release()
+    expect(await first).toBe('first')
+    expect(await third).toBe('third')
+    expect(ranAborted).toBe(false)
+  })
+
   it('createJudgeLimiter keeps at most N calls per model in flight', async () => {
     const limiter = createJudgeLimiter({ maxConcurrency: 2, perModel: { 'a/slow': 1 } })
     let inFlight = 0

@@ -305,7 +305,9 @@ async function callModel(
       clearTimeout(timer)
     }
   }
-  const result = runtime.limiter ? await runtime.limiter.schedule(callKey(request), call) : await call()
+  const result = runtime.limiter
+    ? await runtime.limiter.schedule(callKey(request), call, request.abortSignal)
+    : await call()
   addUsage(telemetry.usage, result.usage)
   telemetry.finishReason = result.finishReason
   return result.text
