@@ -34,20 +34,33 @@ if port_open "$PHOENIX_PORT"; then
   exit 1
 fi
 
-# 1. The virtualenv, only when this version is missing.
-if [[ ! -f "$PHOENIX_VENV/.installed-$PHOENIX_VERSION" ]]; then
+# 1. The virtualenv, only when this version (and constraints set) is missing. uv (from PyPI,
+#    installed into the venv) is ~5x faster than pip here; pip is the fallback.
+constraints=$PHOENIX_ROOT/scripts/lib/phoenix-constraints.txt
+stamp="$PHOENIX_VENV/.installed-$PHOENIX_VERSION-$(sha256sum "$constraints" | cut -c1-12)"
+if [[ ! -f "$stamp" ]]; then
   t0=$(date +%s)
-  log "installing arize-phoenix==$PHOENIX_VERSION into $PHOENIX_VENV (takes a few minutes once)"
+  log "installing arize-phoenix==$PHOENIX_VERSION into $PHOENIX_VENV (once; log: $PHOENIX_DIR/pip-install.log)"
   rm -rf "$PHOENIX_VENV"
   "${PHOENIX_PYTHON:-python3}" -m venv "$PHOENIX_VENV"
-  "$PHOENIX_VENV/bin/python" -m pip install -q --disable-pip-version-check --no-input \
-    "arize-phoenix==$PHOENIX_VERSION" >"$PHOENIX_DIR/pip-install.log" 2>&1 || {
-    log "pip install failed; last lines of $PHOENIX_DIR/pip-install.log:" >&2
+  py=$PHOENIX_VENV/bin/python
+  {
+    if "$py" -m pip install -q --disable-pip-version-check --no-input uv &&
+      "$PHOENIX_VENV/bin/uv" pip install -q --python "$py" --compile-bytecode \
+        -c "$constraints" "arize-phoenix==$PHOENIX_VERSION"; then
+      echo "installed with uv"
+    else
+      echo "uv failed; falling back to pip"
+      "$py" -m pip install -q --disable-pip-version-check --no-input \
+        -c "$constraints" "arize-phoenix==$PHOENIX_VERSION"
+    fi
+  } >"$PHOENIX_DIR/pip-install.log" 2>&1 || {
+    log "installing Phoenix failed; last lines of $PHOENIX_DIR/pip-install.log:" >&2
     tail -n 30 "$PHOENIX_DIR/pip-install.log" >&2
     exit 1
   }
-  touch "$PHOENIX_VENV/.installed-$PHOENIX_VERSION"
-  log "installed in $(($(date +%s) - t0)) s"
+  touch "$stamp"
+  log "installed in $(($(date +%s) - t0)) s ($(tail -n 1 "$PHOENIX_DIR/pip-install.log"))"
 fi
 
 # 2. Start `phoenix serve` in its own session, so it outlives this script and the test runner.
