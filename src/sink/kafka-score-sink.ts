@@ -12,7 +12,8 @@ export type KafkaScoreSinkConfig = RetryOptions & {
   acks?: -1 | 0 | 1
 } & (
     | {
-        /** A producer owned by the caller: connected by the caller, not disconnected by `close`. */ producer: Producer
+        /** A producer owned by the caller, who connects it; `close` leaves it connected. */
+        producer: Producer
       }
     | {
         /** Broker addresses, e.g. `['127.0.0.1:9092']`. */
