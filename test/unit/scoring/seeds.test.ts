@@ -425,6 +425,30 @@ describe('seed: response-quality with StreamErrorRetryProcessor', () => {
     expect(sleeps).toEqual([1_000, 2_000])
   })
 
+  it('with the processor’s real timer (short delays), the retried request recovers the same way', async () => {
+    const judge = scriptedJudge(['{"score":0.8}', new Error('read ECONNRESET'), 'Recovered.'])
+    const retryProcessor = new StreamErrorRetryProcessor({
+      maxRetries: 2,
+      delayMs: ({ retryCount }) => retryCount + 1,
+      matchers: [isTransientNetworkError],
+    })
+    const result = await createScorer({
+      id: 'response-quality',
+      description: 'Scores response quality',
+      judge: {
+        model: judge.model,
+        instructions: 'i',
+        errorProcessors: [retryProcessor],
+        maxProcessorRetries: 2,
+      },
+    })
+      .generateScore({ description: 's', createPrompt: () => 'Score.' })
+      .generateReason({ description: 'r', createPrompt: () => 'Explain.' })
+      .run({ output: 'x' })
+    expect(result.reason).toBe('Recovered.')
+    expect(judge.calls).toHaveLength(3)
+  })
+
   it('an error no matcher recognises fails at once (retryUnknownErrors: false)', async () => {
     const judge = scriptedJudge([new Error('invalid request: bad schema')])
     const error = (await responseQuality(judge.model, [])
