@@ -22,7 +22,7 @@ const run = promisify(execFile)
 
 /** Starts or stops a Phoenix through the repo scripts; `port` other than 6006 is a private instance. */
 function phoenixScript(script: 'phoenix-start.sh' | 'phoenix-stop.sh', port = 6006) {
-  const env = { ...process.env, PHOENIX_PORT: String(port), PHOENIX_GRPC_PORT: String(port - 6006 + 4317) }
+  const env = { ...process.env, PHOENIX_PORT: String(port) } // the script picks the gRPC port per instance
   return run('bash', [`scripts/${script}`], { cwd: repoRoot, env })
 }
 
