@@ -29,6 +29,8 @@ export interface ServiceConfigOptions {
   deadLetterTopic: string
   otlpUrl: string
   settleMs?: number
+  /** Default 60,000. */
+  maxTraceAgeMs?: number
   maxBufferedSpans?: number
   maxBufferedBytes?: number
   /** Extra module-level code (imports first) and the `scorers` object literal; default: answered + tool-success. */
@@ -57,7 +59,7 @@ export default defineConfig({
   },
   assembly: {
     settleMs: ${o.settleMs ?? 200},
-    maxTraceAgeMs: 60000,
+    maxTraceAgeMs: ${o.maxTraceAgeMs ?? 60_000},
     maxBufferedSpans: ${o.maxBufferedSpans ?? 200_000},
     maxBufferedBytes: ${o.maxBufferedBytes ?? 256 * 1024 * 1024},
   },

@@ -1,0 +1,240 @@
+/**
+ * Hostile records mixed into a stream of good agent runs, consumed by `tracescore run` (the CLI):
+ * 10,000 damaged records (truncated, bit-flipped, random bytes, OTLP/JSON, UTF-16 JSON, gzip'd
+ * protobuf on the protobuf topic), a span with a 10 MB attribute, a trace of 100,000 spans, and
+ * attribute values nested 100 and 100,000 levels deep. Proves: the process never crashes, the
+ * span buffer stays under its cap (sampled from /metrics) and resident memory stays bounded, the
+ * dead-letter topic holds exactly the records our decoder rejects (each with its error headers),
+ * every good run — and every valid extreme one — is scored, and every offset gets committed.
+ */
+import { CompressionTypes } from 'kafkajs'
+import { afterAll, describe, expect, it } from 'vitest'
+import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
+import {
+  encodeOtlpJson,
+  encodeOtlpProto,
+  generateAgentTraffic,
+  shuffled,
+} from '../../src/ingest/testing/agent-traffic.ts'
+import {
+  createTopic,
+  endOffsets,
+  readTopic,
+  testBrokers,
+  testKafka,
+  uniqueName,
+} from '../../src/ingest/testing/broker.ts'
+import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
+import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import {
+  agentRunRequest,
+  damagedRecords,
+  deeplyNestedAnyValue,
+  type HostileRecord,
+  hugeTrace,
+} from '../helpers/fault-records.ts'
+import { groupOffsets, makeRuns, runKey, until } from '../helpers/fault-traffic.ts'
+
+const HOSTILE = Number(process.env.FAULT_HOSTILE_RECORDS ?? 10_000)
+const GOOD_RUNS = 500
+const PARTITIONS = 2
+const MAX_BUFFERED_SPANS = 20_000
+const RSS_LIMIT_MIB = 1_024
+
+interface Planned {
+  kind: string
+  value: Buffer
+  /** Expected agent run to be scored, with how many score spans. */
+  run?: { key: string; scores: number }
+  compress?: boolean
+}
+
+describe('hostile records', () => {
+  const kafka = testKafka('fault-hostile')
+  let receiver: OtlpReceiver | undefined
+  let service: ServiceProcess | undefined
+  afterAll(async () => {
+    await service?.kill9()
+    await receiver?.close()
+  })
+
+  it(`survives ${HOSTILE} damaged records and extreme ones; DLQ gets exactly the undecodable; good runs scored`, async () => {
+    const topic = uniqueName('fault-hostile')
+    const dlq = `${topic}-dlq`
+    const groupId = uniqueName('fault-hostile-group')
+    await createTopic(kafka, topic, PARTITIONS)
+    await createTopic(kafka, dlq, 1)
+    receiver = await startOtlpReceiver()
+    const rx = receiver
+    const config = writeServiceConfig(uniqueName('fault-hostile'), {
+      brokers: testBrokers(),
+      topic,
+      groupId,
+      deadLetterTopic: dlq,
+      otlpUrl: rx.url,
+      // Damaged records can leave traces that never look complete (no root, agent span never
+      // ended): they are finalized at this age, and only then are their offsets committable.
+      maxTraceAgeMs: 15_000,
+      maxBufferedSpans: MAX_BUFFERED_SPANS,
+      maxBufferedBytes: 64 * 1024 * 1024,
+    })
+
+    // Damaged copies of real records (their own traces, not the good runs').
+    const sampleTraffic = generateAgentTraffic({ runs: 40, seed: 22 })
+    const samples = sampleTraffic.runs.map((r) => ({
+      value: encodeOtlpProto(r.spans),
+      json: encodeOtlpJson(r.spans),
+    }))
+    const damaged: Planned[] = damagedRecords(samples, HOSTILE, 5).map((h: HostileRecord) => ({ ...h }))
+    const good: Planned[] = makeRuns(GOOD_RUNS, 21).map((r) => ({
+      kind: 'good',
+      value: r.value,
+      run: { key: runKey(r), scores: 2 },
+    }))
+    const big = agentRunRequest({
+      'big.attribute': 'tool output line, repeated; '.repeat((10 * 1024 * 1024) / 28),
+    })
+    const nested = agentRunRequest({ 'nested.value': { anyValue: deeplyNestedAnyValue(100, 'kvlist') } })
+    const tooDeep = agentRunRequest({ 'nested.value': { anyValue: deeplyNestedAnyValue(100_000) } })
+    const huge = hugeTrace(100_000, 1_000)
+    const extremes: Planned[] = [
+      { kind: '10MB-attribute', value: big.value, run: { key: runKey(big), scores: 1 }, compress: true },
+      { kind: 'nested-100', value: nested.value, run: { key: runKey(nested), scores: 1 } },
+      { kind: 'nested-100000', value: tooDeep.value },
+    ]
+    const hugeRecords: Planned[] = huge.values.map((value, i) => ({
+      kind: '100k-span-trace',
+      value,
+      ...(i === 0 ? { run: { key: runKey(huge), scores: 1 } } : {}),
+    }))
+    // Good and damaged records shuffled; the extremes in the middle; the huge trace in its order.
+    const mixed = shuffled([...good, ...damaged], 9)
+    const half = Math.floor(mixed.length / 2)
+    const plan = [...mixed.slice(0, half), ...extremes, ...hugeRecords, ...mixed.slice(half)]
+
+    // The oracle: what our decoder rejects must be dead-lettered, nothing else.
+    const rejected = plan.map((p) => {
+      try {
+        decodeOtlpTraces(p.value, 'otlp_proto')
+        return false
+      } catch {
+        return true
+      }
+    })
+    const expectedBad = rejected.filter(Boolean).length
+
+    service = await startService(config)
+    const rssSamples: number[] = []
+    const bufferedSamples: number[] = []
+    let sampling = true
+    const sampler = (async () => {
+      while (sampling) {
+        rssSamples.push(service!.peakRssMiB())
+        const buffered = await service!.metric('tracescore_buffered_spans')
+        if (buffered !== undefined) bufferedSamples.push(buffered)
+        await new Promise((r) => setTimeout(r, 250))
+      }
+    })()
+
+    // Produce in order, explicit partitions, batches under the broker's 1 MB limit.
+    const producer = kafka.producer()
+    await producer.connect()
+    const placed: { partition: number; offset: number }[] = []
+    let batch: { index: number; partition: number }[] = []
+    let bytes = 0
+    const flush = async (compress: boolean) => {
+      if (batch.length === 0) return
+      const result = await producer.send({
+        topic,
+        acks: -1,
+        compression: compress ? CompressionTypes.GZIP : CompressionTypes.None,
+        messages: batch.map((b) => ({ value: plan[b.index]!.value, partition: b.partition })),
+      })
+      const base = new Map(result.map((r) => [r.partition, Number(r.baseOffset)]))
+      const next = new Map<number, number>()
+      for (const b of batch) {
+        const k = next.get(b.partition) ?? 0
+        next.set(b.partition, k + 1)
+        placed[b.index] = { partition: b.partition, offset: base.get(b.partition)! + k }
+      }
+      batch = []
+      bytes = 0
+    }
+    for (let i = 0; i < plan.length; i++) {
+      const p = plan[i]!
+      if (p.compress) {
+        await flush(false)
+        batch.push({ index: i, partition: i % PARTITIONS })
+        await flush(true)
+        continue
+      }
+      if (bytes + p.value.length > 800_000) await flush(false)
+      batch.push({ index: i, partition: i % PARTITIONS })
+      bytes += p.value.length
+    }
+    await flush(false)
+    await producer.disconnect()
+
+    const expectedRuns = plan.flatMap((p) => (p.run ? [p.run] : []))
+    const scoredRuns = () => {
+      const by = scoresByRun(rx)
+      return expectedRuns.filter((r) => (by.get(r.key)?.length ?? 0) >= r.scores)
+    }
+    await until(
+      () => scoredRuns().length >= expectedRuns.length,
+      240_000,
+      () => `expected runs scored (${scoredRuns().length}/${expectedRuns.length})`,
+      500,
+    )
+    const ends = new Map<number, number>()
+    for (const p of placed) ends.set(p.partition, Math.max(ends.get(p.partition) ?? 0, p.offset + 1))
+    await until(
+      async () => {
+        const committed = await groupOffsets(kafka, groupId, topic)
+        return [...ends].every(([p, end]) => committed.get(p) === end)
+      },
+      60_000,
+      () => 'every offset committed',
+    )
+    sampling = false
+    await sampler
+    const peakRss = service.peakRssMiB()
+    const deadLetters = await service.metric('tracescore_dead_letters_total')
+    expect(await service.stop()).toBe(0)
+
+    // Exactly the rejected records are in the dead-letter topic, with their origin and error.
+    const letters = await readTopic(kafka, dlq, expectedBad, 120_000)
+    const expectedOrigins = new Set(
+      plan.flatMap((_, i) => (rejected[i] ? [`${placed[i]!.partition}:${placed[i]!.offset}`] : [])),
+    )
+    const origins = new Set(
+      letters.map(
+        (l) => `${l.headers['tracescore-original-partition']}:${l.headers['tracescore-original-offset']}`,
+      ),
+    )
+    expect(origins).toEqual(expectedOrigins)
+    for (const l of letters) {
+      expect(l.headers['tracescore-error']).toBeTruthy()
+      expect(l.headers['tracescore-original-topic']).toBe(topic)
+    }
+    // ... and nothing else (a replay of the same bad record would add a second copy).
+    const dlqEnds = await endOffsets(kafka, dlq)
+    expect([...dlqEnds.values()].reduce((n, o) => n + Number(o), 0)).toBe(expectedBad)
+    expect(deadLetters).toBe(expectedBad)
+
+    expect(Math.max(...bufferedSamples)).toBeLessThanOrEqual(MAX_BUFFERED_SPANS)
+    const kinds: Record<string, { records: number; deadLettered: number }> = {}
+    plan.forEach((p, i) => {
+      kinds[p.kind] ??= { records: 0, deadLettered: 0 }
+      const k = kinds[p.kind]!
+      k.records++
+      if (rejected[i]) k.deadLettered++
+    })
+    console.log(
+      `hostile: ${plan.length} records, ${expectedBad} dead-lettered, ${expectedRuns.length} runs scored; ` +
+        `peak RSS ${peakRss.toFixed(0)} MiB (samples max ${Math.max(...rssSamples.filter(Number.isFinite)).toFixed(0)}), ` +
+        `buffered spans max ${Math.max(...bufferedSamples)} (cap ${MAX_BUFFERED_SPANS})\n${JSON.stringify(kinds)}`,
+    )
+    expect(peakRss).toBeLessThan(RSS_LIMIT_MIB)
+  })
+})
