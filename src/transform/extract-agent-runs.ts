@@ -1,7 +1,7 @@
 import type { AgentRun, Span } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
-import { isAgentRunSpan } from './agent-spans.ts'
+import { agentSpansOf } from './agent-spans.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
@@ -9,7 +9,7 @@ import { Notes } from './notes.ts'
 import { buildRequestContext } from './request-context.ts'
 import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans, enclosingAgent } from './run-spans.ts'
-import { buildSpanTree, byStart, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
+import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
 /**
@@ -29,13 +29,20 @@ export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
 
 function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const tree = buildSpanTree(spans)
-  const agents = [...tree.byId.values()].filter(isAgentRunSpan).sort(byStart)
+  const agents = agentSpansOf(tree)
   if (agents.length === 0) return []
+  const runIds = new Set(agents.map((agent) => agent.spanId))
+  const isRun = (span: Span) => runIds.has(span.spanId)
   const adopted = adoptOrphans(tree, agents)
-  return agents.map((agent) => buildRun(tree, agent, adopted.get(agent.spanId) ?? []))
+  return agents.map((agent) => buildRun(tree, agent, adopted.get(agent.spanId) ?? [], isRun))
 }
 
-function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentRun {
+function buildRun(
+  tree: SpanTree,
+  agent: Span,
+  adopted: readonly Span[],
+  isRun: (span: Span) => boolean,
+): AgentRun {
   const reader = readerFor(agent)!
   const notes = new Notes()
   if (agent.parentSpanId && !tree.byId.has(agent.parentSpanId)) {
@@ -52,7 +59,7 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
 
   const metadata = reader.metadata(agent, notes)
   const identity = resolveIdentity(reader.identity(agent), metadata)
-  const runSpans = collectRunSpans(tree, agent, adopted)
+  const runSpans = collectRunSpans(tree, agent, isRun, adopted)
   const { models } = runSpans
   const firstModel = models[0]
   const conversation = splitConversation(
@@ -76,7 +83,7 @@ function buildRun(tree: SpanTree, agent: Span, adopted: readonly Span[]): AgentR
   const startMs = nanosToMillis(agent.startTimeUnixNano)
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
   const remembered = conversation.remembered
-  const parentRun = enclosingAgent(tree, agent)
+  const parentRun = enclosingAgent(tree, agent, isRun)
 
   const run: AgentRun = {
     traceId: agent.traceId,

@@ -18,11 +18,16 @@ export interface RunSpans {
 }
 
 /**
- * Collects the spans anywhere under an agent span, stopping at nested agent spans (they are
- * runs of their own; the tool span that called them stays in this run). `adopted` are extra
+ * Collects the spans anywhere under an agent span, stopping at the spans of nested runs (`isRun`;
+ * the tool span that called them stays in this run). `adopted` are extra
  * subtrees whose parent is missing but which belong to this run.
  */
-export function collectRunSpans(tree: SpanTree, agent: Span, adopted: readonly Span[] = []): RunSpans {
+export function collectRunSpans(
+  tree: SpanTree,
+  agent: Span,
+  isRun: (span: Span) => boolean,
+  adopted: readonly Span[] = [],
+): RunSpans {
   const models: Span[] = []
   const tools: Span[] = []
   const stepSpans: Span[] = []
@@ -33,8 +38,8 @@ export function collectRunSpans(tree: SpanTree, agent: Span, adopted: readonly S
     const span = stack.pop()!
     if (visited.has(span.spanId)) continue
     visited.add(span.spanId)
+    if (isRun(span)) continue
     const role = spanRole(span)
-    if (role === 'agent') continue
     if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
     else if (role === 'step') stepSpans.push(span)
@@ -71,14 +76,14 @@ export function collectRunSpans(tree: SpanTree, agent: Span, adopted: readonly S
 }
 
 /** The nearest enclosing agent-run span of a span, if its ancestors are all present. */
-export function enclosingAgent(tree: SpanTree, span: Span): Span | undefined {
+export function enclosingAgent(tree: SpanTree, span: Span, isRun: (span: Span) => boolean): Span | undefined {
   const seen = new Set<string>([span.spanId])
   let parentId = span.parentSpanId
   while (parentId && !seen.has(parentId)) {
     seen.add(parentId)
     const parent = tree.byId.get(parentId)
     if (!parent) return undefined
-    if (spanRole(parent) === 'agent') return parent
+    if (isRun(parent)) return parent
     parentId = parent.parentSpanId
   }
   return undefined

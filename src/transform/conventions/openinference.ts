@@ -83,7 +83,8 @@ export const openInferenceReader: ConventionReader = {
   matches: (span) => typeof span.attributes['openinference.span.kind'] === 'string',
   role(span): SpanRole {
     const value = kind(span)
-    if (value === 'AGENT') return 'agent'
+    // A root chain may be the agent (LangChain AgentExecutor, LangGraph); see `agentSpansOf`.
+    if (value === 'AGENT' || (value === 'CHAIN' && !span.parentSpanId)) return 'agent'
     if (value === 'LLM') return 'model'
     if (value === 'TOOL') return 'tool'
     return 'other'
@@ -100,7 +101,14 @@ export const openInferenceReader: ConventionReader = {
     const flattened = flattenedMessages(span.attributes, 'llm.input_messages')
     if (flattened) return flattened
     const value = ioValue(span, 'input', notes)
-    return value === undefined ? undefined : parsePromptInput(value)
+    if (value === undefined) return undefined
+    // LangChain chains take `{input}` / `{question}` / `{query}`.
+    const text = isRecord(value)
+      ? [value.input, value.question, value.query].find((v) => typeof v === 'string')
+      : undefined
+    return typeof text === 'string'
+      ? [{ role: 'user', parts: [{ type: 'text', text }] }]
+      : parsePromptInput(value)
   },
   agentOutput(span, notes) {
     const value = ioValue(span, 'output', notes)

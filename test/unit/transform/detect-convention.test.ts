@@ -49,7 +49,12 @@ const cases: [string, Attributes, string | undefined, string][] = [
   ['OpenInference agent', { 'openinference.span.kind': 'AGENT' }, 'openinference', 'agent'],
   ['OpenInference LLM', { 'openinference.span.kind': 'LLM' }, 'openinference', 'model'],
   ['OpenInference tool', { 'openinference.span.kind': 'TOOL' }, 'openinference', 'tool'],
-  ['OpenInference chain', { 'openinference.span.kind': 'CHAIN' }, 'openinference', 'other'],
+  [
+    'OpenInference root chain (an agent candidate)',
+    { 'openinference.span.kind': 'CHAIN' },
+    'openinference',
+    'agent',
+  ],
   ['HTTP server span', { 'http.request.method': 'GET' }, undefined, 'other'],
 ]
 
@@ -59,6 +64,12 @@ describe('detectConvention and span roles', () => {
     expect(detectConvention(subject)).toBe(convention)
     expect(spanRole(subject)).toBe(role)
     expect(isAgentRunSpan(subject)).toBe(role === 'agent')
+  })
+
+  it('treats an OpenInference chain with a parent as a plain span', () => {
+    expect(spanRole(span({ id: '1', parent: '0', attributes: { 'openinference.span.kind': 'CHAIN' } }))).toBe(
+      'other',
+    )
   })
 
   it('recognises AI SDK spans by name when the operation id is absent', () => {

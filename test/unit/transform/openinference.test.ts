@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { extractAgentRuns } from '../../../src/transform/index.ts'
+import { extractAgentRuns, findAgentSpans } from '../../../src/transform/index.ts'
 import { sid, span } from './span-builder.ts'
 
 /** An OpenInference trace (e.g. an instrumented OpenAI Agents app): AGENT → LLM, TOOL, LLM, and a sub-agent. */
@@ -163,5 +163,78 @@ describe('extractAgentRuns on OpenInference spans', () => {
     expect(runs[0]!.input.systemMessages).toEqual([{ role: 'system', content: 'Be short.' }])
     expect(runs[0]!.input.inputMessages.map((m) => m.content.content)).toEqual(['Hi?'])
     expect(runs[0]!.output[0]!.content.content).toBe('Hello.')
+  })
+
+  describe('root chains (LangChain AgentExecutor, LangGraph)', () => {
+    const chain = (extra = {}) =>
+      span({
+        id: 'ch',
+        name: 'AgentExecutor',
+        end: 50,
+        attributes: {
+          'openinference.span.kind': 'CHAIN',
+          'input.value': JSON.stringify({ input: 'Where is A17?' }),
+          'input.mime_type': 'application/json',
+          'output.value': JSON.stringify({ output: 'Shipped.' }),
+          'output.mime_type': 'application/json',
+          ...extra,
+        },
+      })
+    const llm = span({
+      id: 'l',
+      parent: 'ch',
+      start: 1,
+      end: 5,
+      attributes: { 'openinference.span.kind': 'LLM' },
+    })
+    const lookup = span({
+      id: 't',
+      parent: 'ch',
+      start: 6,
+      end: 7,
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'tool.name': 'lookup',
+        'input.value': '{"id":"A17"}',
+        'output.value': 'shipped',
+      },
+    })
+
+    it('are agent runs when they call a model and hold no agent span', () => {
+      const runs = extractAgentRuns([chain(), llm, lookup])
+      expect(findAgentSpans([chain(), llm, lookup]).map((s) => s.spanId)).toEqual([sid('ch')])
+      expect(runs).toHaveLength(1)
+      expect(runs[0]!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
+      expect(runs[0]!.output[0]!.content.toolInvocations?.map((c) => [c.toolName, c.args, c.result])).toEqual(
+        [['lookup', { id: 'A17' }, 'shipped']],
+      )
+      expect(runs[0]!.output[0]!.content.content).toBe('Shipped.')
+    })
+
+    it('give way to the agent spans they hold', () => {
+      const agent = span({
+        id: 'ag',
+        parent: 'ch',
+        start: 1,
+        end: 40,
+        attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'inner' },
+      })
+      const inner = { ...llm, parentSpanId: sid('ag') }
+      const runs = extractAgentRuns([chain(), agent, inner])
+      expect(runs.map((run) => [run.agentName, run.parentRunSpanId])).toEqual([['inner', undefined]])
+      expect(findAgentSpans([chain(), agent, inner]).map((s) => s.spanId)).toEqual([sid('ag')])
+    })
+
+    it('are not runs without a model call, nor when they have a parent', () => {
+      expect(extractAgentRuns([chain(), lookup])).toEqual([])
+      expect(
+        extractAgentRuns(
+          [chain({}), { ...llm }].map((s) => ({
+            ...s,
+            parentSpanId: s.spanId === sid('ch') ? sid('http') : s.parentSpanId,
+          })),
+        ),
+      ).toEqual([])
+    })
   })
 })
