@@ -122,6 +122,33 @@ describe('prompt-object steps', () => {
     expect(result.analyzeStepResult).toEqual({ fromAnalyze: true })
   })
 
+  it('calculateScore throwing fails the step but keeps the judge record and its tokens', async () => {
+    const judge = scriptedJudge(['{"verdicts":[]}'])
+    const error = (await createScorer({
+      id: 's',
+      description: 'd',
+      judge: { model: judge.model, instructions: 'i' },
+    })
+      .generateScore({
+        description: 'v',
+        outputSchema: z.object({ verdicts: z.array(z.string()) }),
+        createPrompt: () => 'p',
+        calculateScore: ({ analyzeStepResult }) => {
+          if (analyzeStepResult.verdicts.length === 0) throw new Error('no verdicts')
+          return 1
+        },
+      })
+      .run({ output: 'o' })
+      .catch((e: unknown) => e)) as ScorerRunError
+    expect(error.failedStep).toBe('generateScore')
+    expect(error.message).toBe('Scorer Run Failed: no verdicts')
+    expect(error.result?.judge?.generateScore?.executions[0]).toMatchObject({
+      status: 'success',
+      output: { verdicts: [] },
+      usage: { totalTokens: 15 },
+    })
+  })
+
   it('generateReason asks for plain text: no response format, no schema in the prompt; receives score', async () => {
     const judge = scriptedJudge(['Because it is good.'])
     const s = createScorer({

@@ -24,11 +24,11 @@ export interface PromptStepOutcome {
   execution: JudgeExecution
 }
 
-/** A prompt step whose judge request failed; carries the failed judge record when a call was made. */
+/** A prompt step that failed; carries its judge record when the judge was called. */
 export class PromptStepError extends Error {
   readonly original: unknown
-  readonly execution?: JudgeExecutionFailure
-  constructor(original: unknown, execution?: JudgeExecutionFailure) {
+  readonly execution?: JudgeExecution
+  constructor(original: unknown, execution?: JudgeExecution) {
     super(original instanceof Error ? original.message : String(original), { cause: original })
     this.original = original
     if (execution) this.execution = execution
@@ -79,28 +79,30 @@ export async function executePromptStep(options: {
       runtime,
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     })
-    let result: unknown = response.output
-    if (name === 'generateScore') {
-      result = step.calculateScore
-        ? await step.calculateScore({
-            ...context,
-            analyzeStepResult: response.output,
-            judgeOutput: response.output,
-          })
-        : (response.output as { score: number }).score
+    const execution: JudgeExecution = {
+      status: 'success',
+      ...base,
+      output: response.output,
+      usage: response.usage,
+      attemptCount: response.attemptCount,
+      modelCallCount: response.modelCallCount,
+      durationMs: Math.round(performance.now() - startedAt),
     }
-    return {
-      result,
-      prompt,
-      execution: {
-        status: 'success',
-        ...base,
-        output: name === 'generateScore' && !step.calculateScore ? result : response.output,
-        usage: response.usage,
-        attemptCount: response.attemptCount,
-        modelCallCount: response.modelCallCount,
-        durationMs: Math.round(performance.now() - startedAt),
-      },
+    if (name !== 'generateScore') return { result: response.output, prompt, execution }
+    if (!step.calculateScore) {
+      const score = (response.output as { score: number }).score
+      return { result: score, prompt, execution: { ...execution, output: score } }
+    }
+    try {
+      const score = await step.calculateScore({
+        ...context,
+        analyzeStepResult: response.output,
+        judgeOutput: response.output,
+      })
+      return { result: score, prompt, execution }
+    } catch (calculateError) {
+      // The judge answered: keep its record (and tokens) although calculateScore failed.
+      throw new PromptStepError(calculateError, execution)
     }
   } catch (error) {
     if (!(error instanceof JudgeRequestError)) throw error
