@@ -10,17 +10,20 @@ export interface JudgeMessage {
   content: unknown
 }
 
+/** What `processInput` receives: the judge's messages (system first) before the model sees them. */
 export interface ProcessInputArgs {
   messages: JudgeMessage[]
   abort: (reason?: string) => never
 }
 
+/** What `processOutputResult` receives: the judge's answer before it is parsed. */
 export interface ProcessOutputResultArgs {
   /** The judge's answer text (for structured steps, the raw JSON text before parsing). */
   text: string
   abort: (reason?: string) => never
 }
 
+/** What `processAPIError` receives when a judge model call failed. */
 export interface ProcessAPIErrorArgs {
   error: unknown
   messages: JudgeMessage[]
@@ -30,6 +33,7 @@ export interface ProcessAPIErrorArgs {
   abort: (reason?: string) => never
 }
 
+/** `processAPIError`'s answer: `retry: true` asks for the failed call to be made again. */
 export interface ProcessAPIErrorResult {
   retry: boolean
 }
