@@ -391,6 +391,37 @@ describe('tracescore vs @mastra/core createScorer', () => {
     expect(ours.error.details).toEqual(mastra.error.details)
   })
 
+  it("Mastra's own StreamErrorRetryProcessor works as an error processor of our judge", async () => {
+    const { StreamErrorRetryProcessor: MastraRetry } = await import('@mastra/core/processors')
+    const busy = () =>
+      new APICallError({
+        message: 'busy',
+        url: 'http://x',
+        requestBodyValues: {},
+        statusCode: 503,
+        isRetryable: true,
+      })
+    const define: Define = (create, model) =>
+      create({
+        id: 'mr',
+        description: 'd',
+        judge: {
+          model,
+          instructions: 'i',
+          errorProcessors: [new MastraRetry({ maxRetries: 2 })],
+          maxProcessorRetries: 2,
+        },
+      }).generateScore({ description: 's', createPrompt: () => 'p' })
+    const { ours, mastra } = await both(define, [busy(), busy(), '{"score":0.5}'], {
+      output: 'o',
+      runId: 'r',
+    })
+    expect(ours.result?.score).toBe(0.5)
+    expect(mastra.result?.score).toBe(0.5)
+    expect(ours.judge.calls).toHaveLength(3)
+    expect(mastra.judge.calls).toHaveLength(3)
+  })
+
   describe('deliberate differences (the seeds win over Mastra’s code)', () => {
     const alwaysRetry = (): Processor => ({ id: 'always', processAPIError: () => ({ retry: true }) })
     const transient = () =>
