@@ -47,17 +47,32 @@ export function sinkConfigsOf(config: TracescoreConfig): SinkConfig[] {
   const { otlp, kafka, phoenix, langfuse, stdout } = config.sinks
   const list: SinkConfig[] = []
   if (otlp !== false) list.push({ type: 'otlp', ...otlp })
-  if (kafka) list.push({ type: 'kafka', brokers: config.kafka.brokers, topic: kafka.topic })
+  if (kafka)
+    list.push({
+      type: 'kafka',
+      brokers: config.kafka.brokers,
+      topic: kafka.topic,
+      client: kafkaSecurityOf(config),
+    })
   if (phoenix) list.push({ type: 'phoenix', ...phoenix })
   if (langfuse) list.push({ type: 'langfuse', ...langfuse })
   if (stdout) list.push({ type: 'jsonl' })
   return list
 }
 
+/** The TLS and SASL settings of the configured Kafka cluster, as kafkajs takes them. */
+function kafkaSecurityOf(config: TracescoreConfig) {
+  const { ssl, sasl } = config.kafka
+  return { ssl, ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN }
+}
+
 /** The kafkajs client for the configured brokers, TLS and SASL. */
 export function kafkaClientOf(config: TracescoreConfig): Kafka {
-  const { brokers, clientId, ssl, sasl } = config.kafka
-  return new Kafka({ clientId, brokers, ssl, ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN })
+  return new Kafka({
+    clientId: config.kafka.clientId,
+    brokers: config.kafka.brokers,
+    ...kafkaSecurityOf(config),
+  })
 }
 
 /** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */

@@ -33,7 +33,7 @@ export function createRateLimiter(
     while (list.length > 0 && at(list[0]!) <= now - 60_000) list.shift()
   }
   return {
-    async schedule(key, call) {
+    async schedule(key, call, abortSignal) {
       const limits = rates(key)
       if (limits?.requestsPerMinute || limits?.tokensPerMinute) {
         const s = starts.get(key.model) ?? starts.set(key.model, []).get(key.model)!
@@ -50,11 +50,12 @@ export function createRateLimiter(
             rpmFull ? s[0]! : Number.POSITIVE_INFINITY,
             tpmFull ? t[0]!.at : Number.POSITIVE_INFINITY,
           )
+          abortSignal?.throwIfAborted()
           await time.sleep(Math.max(1, oldest + 60_000 - now))
         }
         s.push(time.now())
       }
-      const result = await inner.schedule(key, call)
+      const result = await inner.schedule(key, call, abortSignal)
       // AI SDK results carry `usage`; count it without the caller having to report it.
       const usage = (
         result as { usage?: { totalTokens?: number; inputTokens?: number; outputTokens?: number } }
