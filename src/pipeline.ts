@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs'
 import type { TracescoreConfig } from './config/index.ts'
 import { createKafkaSource, type KafkaSource, type KafkaSourceStats } from './ingest/kafka-source.ts'
+import { createTraceRepartitioner } from './ingest/repartition/trace-repartitioner.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { scoreTrace } from './score-trace.ts'
@@ -39,6 +40,20 @@ export function toDecisionMessage(decision: Decision) {
     ...(decision.detail ? { detail: decision.detail } : {}),
     ...(decision.record?.score !== undefined ? { score: decision.record.score } : {}),
     ...(decision.record?.error ? { error: decision.record.error } : {}),
+  }
+}
+
+/** Creates the repartition stage's internal topic, with as many partitions as the raw topic, if missing. */
+async function ensureRepartitionTopic(kafka: Kafka, rawTopic: string, targetTopic: string): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    const existing = await admin.listTopics()
+    if (existing.includes(targetTopic)) return
+    const raw = existing.includes(rawTopic) ? (await admin.fetchTopicOffsets(rawTopic)).length : 1
+    await admin.createTopics({ topics: [{ topic: targetTopic, numPartitions: raw }], waitForLeaders: true })
+  } finally {
+    await admin.disconnect()
   }
 }
 
@@ -90,12 +105,26 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
 
   const decisionsProducer = config.kafka.decisionsTopic ? kafkaClientOf(config).producer() : undefined
 
+  // Records not keyed by trace id go through the repartition stage first: it re-keys them by
+  // trace into `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
+  const repartitioner = config.kafka.repartition
+    ? createTraceRepartitioner({
+        kafka: kafkaClientOf(config),
+        groupId: `${config.kafka.groupId}-repartition`,
+        sourceTopic: config.kafka.topic,
+        encoding: config.kafka.encoding,
+        deadLetterTopic: config.kafka.deadLetterTopic,
+        fromBeginning: config.kafka.fromBeginning,
+        logger,
+      })
+    : undefined
+
   const source: KafkaSource = createKafkaSource({
     kafka: kafkaClientOf(config),
     groupId: config.kafka.groupId,
-    topic: config.kafka.topic,
-    fromBeginning: config.kafka.fromBeginning,
-    encoding: config.kafka.encoding,
+    topic: repartitioner?.targetTopic ?? config.kafka.topic,
+    fromBeginning: repartitioner ? true : config.kafka.fromBeginning,
+    encoding: repartitioner ? 'otlp_json' : config.kafka.encoding,
     deadLetterTopic: config.kafka.deadLetterTopic,
     ...config.assembly,
     isAgentRunSpan,
@@ -155,7 +184,8 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
         await admin.connect()
         adminConnected = true
       }
-      const { topic, groupId } = config.kafka
+      const topic = repartitioner?.targetTopic ?? config.kafka.topic
+      const { groupId } = config.kafka
       const [ends, committed] = await Promise.all([
         admin.fetchTopicOffsets(topic),
         admin.fetchOffsets({ groupId, topics: [topic] }),
@@ -191,9 +221,13 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
         'tracescore starting',
       )
       await decisionsProducer?.connect()
+      if (repartitioner)
+        await ensureRepartitionTopic(kafkaClientOf(config), config.kafka.topic, repartitioner.targetTopic)
+      await repartitioner?.start()
       await source.start()
     },
     async stop() {
+      await repartitioner?.stop()
       await source.stop()
       if (adminConnected) await admin.disconnect().catch(() => {})
       await sinks.close()
