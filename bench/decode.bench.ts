@@ -60,9 +60,9 @@ function text(chars: number, seed: number): string {
 }
 
 /** Realistic GenAI agent runs: agent, chat and tool spans carrying several KB of JSON messages. */
-function genAiSpans(runs: number): ReadableSpan[] {
+function genAiSpans(runs: number, first: number): ReadableSpan[] {
   return record((tracer) => {
-    for (let run = 0; run < runs; run++) {
+    for (let run = first; run < first + runs; run++) {
       const history = Array.from({ length: 6 }, (_, i) => ({
         role: i % 2 === 0 ? 'user' : 'assistant',
         parts: [{ type: 'text', content: text(500, run * 10 + i) }],
@@ -160,9 +160,9 @@ function genAiSpans(runs: number): ReadableSpan[] {
 }
 
 /** Small spans: HTTP/DB-style, a handful of short attributes each. */
-function smallSpans(count: number): ReadableSpan[] {
+function smallSpans(count: number, first: number): ReadableSpan[] {
   return record((tracer) => {
-    for (let i = 0; i < count; i++) {
+    for (let i = first; i < first + count; i++) {
       tracer
         .startSpan(`GET /api/orders/{id}`, {
           kind: SpanKind.SERVER,
@@ -189,17 +189,36 @@ export interface DecodeBenchPayload {
   json: string[]
 }
 
+/**
+ * Records of one synthetic case. Each record has its own ids and values (conversation ids, response
+ * ids, url paths...), and there are enough records that their distinct short values outnumber the
+ * decoder's string cache: the benchmark must not replay values the cache already holds.
+ */
+function syntheticCase(
+  name: string,
+  records: number,
+  build: (first: number) => ReadableSpan[],
+): DecodeBenchPayload {
+  const proto: Uint8Array[] = []
+  const json: string[] = []
+  let spans = 0
+  for (let r = 0; r < records; r++) {
+    const recorded = build(r * 1000)
+    spans += recorded.length
+    proto.push(ProtobufTraceSerializer.serializeRequest(recorded)!)
+    json.push(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(recorded)!))
+  }
+  return { name, spans, proto, json }
+}
+
 /** The benchmark payloads (exported for profiling). */
 export function decodeBenchPayloads(): DecodeBenchPayload[] {
-  const cases: DecodeBenchPayload[] = [
-    { name: 'genai (agent/chat/tool, KB messages)', spans: genAiSpans(20) },
-    { name: 'small (http, 7 short attributes)', spans: smallSpans(500) },
-  ].map((c) => ({
-    name: c.name,
-    spans: c.spans.length,
-    proto: [ProtobufTraceSerializer.serializeRequest(c.spans)!],
-    json: [new TextDecoder().decode(JsonTraceSerializer.serializeRequest(c.spans)!)],
-  }))
+  const cases = [
+    // 20 agent runs (100 spans) per record, 5 distinct short ids per run: 8000 in all.
+    syntheticCase('genai (agent/chat/tool, KB messages)', 80, (first) => genAiSpans(20, first)),
+    // 500 spans per record, one distinct url.path each: 12000 in all.
+    syntheticCase('small (http, 7 short attributes)', 24, (first) => smallSpans(500, first)),
+  ]
   // Real agent traces (Mastra, AI SDK 6/7, OpenInference, GenAI) from the test fixtures, one record per trace.
   const fixtures = listFixtures().map((entry) => loadFixture(entry))
   if (fixtures.length > 0) {

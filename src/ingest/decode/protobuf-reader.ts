@@ -55,17 +55,10 @@ function hex8(buf: Uint8Array, p: number): string {
   )
 }
 
-/** Attribute keys: few distinct ones, all repeated; held internalized (V8's form for property keys). */
+/** Attribute keys: few distinct ones, all repeated, some differing only in an index (OpenInference). */
 const keyCache = new StringCache(10, 64)
 /** Short string values and names: many repeat (operation names, models, routes, methods). */
 const valueCache = new StringCache(12, 32)
-
-/** Returns the internalized form of `s` (the one V8 uses for property keys). */
-function internalize(s: string): string {
-  const holder: Record<string, number> = {}
-  holder[s] = 0
-  return Object.keys(holder)[0] ?? s
-}
 
 /**
  * A cursor over protobuf wire-format bytes with the primitives the OTLP message decoders need.
@@ -219,8 +212,8 @@ export class ProtobufReader {
   }
 
   /**
-   * Like {@link string}, for attribute keys, from a separate cache that returns internalized
-   * strings, so the property stores that follow take V8's fast path.
+   * Like {@link string}, for attribute keys, from a separate cache: the same key string instance
+   * every time, which V8 internalizes once on its first property store and then stores fast.
    */
   key(end: number): string {
     const start = this.pos
@@ -229,7 +222,7 @@ export class ProtobufReader {
     this.pos = end
     const slot = keyCache.find(this.buf, start, end)
     if (slot >= 0) return keyCache.get(slot)
-    const key = internalize(this.native.utf8Slice(start, end))
+    const key = this.native.utf8Slice(start, end)
     keyCache.store(-1 - slot, this.buf, start, end, key)
     return key
   }

@@ -39,4 +39,14 @@ describe('StringCache', () => {
     expect(cache.get(slot)).toBe(first)
     expect(cache.find(new TextEncoder().encode('gen_ai.systen'), 0, 13)).toBeLessThan(0)
   })
+
+  it('keeps keys that differ only in the middle (OpenInference indices) cached side by side', () => {
+    const cache = new StringCache(10, 64)
+    const keys = Array.from({ length: 10 }, (_, i) =>
+      new TextEncoder().encode(`llm.input_messages.${i}.message.role`),
+    )
+    for (const key of keys) read(cache, key, 0, key.length)
+    const hits = keys.filter((key) => cache.find(key, 0, key.length) >= 0).length
+    expect(hits).toBe(10)
+  })
 })
