@@ -56,7 +56,12 @@ command -v java >/dev/null || { log "java not found (Kafka 4.x needs Java 17+)" 
 if [[ ! -f "$KAFKA_LIBS/.complete" || "$KAFKA_ROOT/kafka/pom.xml" -nt "$KAFKA_LIBS/.complete" ]]; then
   log "collecting the broker jars with Maven (kafka/pom.xml -> kafka/target/libs)"
   rm -rf "$KAFKA_LIBS"
-  mvn -B -q -f "$KAFKA_ROOT/kafka/pom.xml" package
+  mkdir -p "$KAFKA_LOG_DIR"
+  mvn -B -q -Dstyle.color=never -f "$KAFKA_ROOT/kafka/pom.xml" package >"$KAFKA_LOG_DIR/mvn.log" 2>&1 || {
+    log "mvn failed; last lines of $KAFKA_LOG_DIR/mvn.log:" >&2
+    tail -n 30 "$KAFKA_LOG_DIR/mvn.log" >&2
+    exit 1
+  }
   touch "$KAFKA_LIBS/.complete"
 fi
 kafka_jar=$(ls "$KAFKA_LIBS"/kafka_2.13-*.jar)

@@ -1,5 +1,6 @@
 // Readiness probe for scripts/kafka-start.sh: waits until a real Kafka client (kafkajs) can fetch
-// cluster metadata from the broker, then optionally creates topics.
+// cluster metadata from the broker and the group coordinator answers (offsets loaded), then
+// optionally creates topics.
 // Usage: node scripts/lib/kafka-probe.mjs --brokers 127.0.0.1:9092 [--timeout-ms 60000]
 //        [--pid 1234] [--create-topics otlp_spans:3,other:1]
 // Exits 0 when ready, 1 on timeout, 2 when --pid is given and that process died.
@@ -50,6 +51,10 @@ while (Date.now() < deadline) {
     await admin.connect()
     const cluster = await admin.describeCluster()
     if (cluster.brokers.length > 0 && cluster.controller !== null && cluster.controller !== -1) {
+      // Consumer groups usable too: the first request creates __consumer_offsets on a fresh broker;
+      // after a restart with kept data it fails with COORDINATOR_LOAD_IN_PROGRESS until the group
+      // coordinator has loaded that topic (admin.fetchOffsets does not retry that by itself).
+      await admin.fetchOffsets({ groupId: 'tracescore-readiness-probe', topics: [] })
       if (topics.length > 0) {
         const existing = new Set(await admin.listTopics())
         const missing = topics.filter((t) => !existing.has(t.topic))

@@ -38,7 +38,11 @@ async function topic(prefix: string, partitions = 1): Promise<string> {
 
 /** The compression codec id in the attributes of the first record batch of partition 0 on disk. */
 function codecOnDisk(topicName: string): number {
-  const dataDir = process.env.KAFKA_DATA_DIR ?? join(repoRoot, '.kafka', 'data')
+  // scripts/kafka-start.sh keeps port 9092's data in .kafka/data, other ports' in .kafka/port-<port>/data.
+  const port = brokers()[0]?.split(':')[1] ?? '9092'
+  const dataDir =
+    process.env.KAFKA_DATA_DIR ??
+    (port === '9092' ? join(repoRoot, '.kafka', 'data') : join(repoRoot, '.kafka', `port-${port}`, 'data'))
   const segment = readFileSync(join(dataDir, `${topicName}-0`, '00000000000000000000.log'))
   // v2 batch header: baseOffset 8, batchLength 4, partitionLeaderEpoch 4, magic 1, crc 4, attributes 2
   expect(segment.readInt8(16)).toBe(2)
