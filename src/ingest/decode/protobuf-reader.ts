@@ -71,7 +71,8 @@ export class ProtobufReader {
   /** Low and high 32 bits of the last {@link varint64} read. */
   lo = 0
   hi = 0
-  private readonly view: DataView
+  /** Created on the first double: most payloads have none. */
+  private view: DataView | undefined
   private readonly native: NativeSlices
   /** Where the last {@link traceId} was read from, and its hex: all spans of a trace share one. */
   private lastIdStart = -1
@@ -80,8 +81,10 @@ export class ProtobufReader {
 
   constructor(buf: Uint8Array) {
     this.buf = buf
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength)
-    this.native = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength) as unknown as NativeSlices
+    // Kafka hands out Buffers already; other Uint8Arrays get a Buffer view (no copy).
+    this.native = (Buffer.isBuffer(buf)
+      ? buf
+      : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)) as unknown as NativeSlices
   }
 
   /** Reads a varint that must fit in 32 bits (tags, lengths); returns it unsigned. */
@@ -185,6 +188,7 @@ export class ProtobufReader {
     const pos = this.pos
     if (pos + 8 > limit) throw this.error('truncated', 'double past end', pos)
     this.pos = pos + 8
+    this.view ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength)
     return this.view.getFloat64(pos, true)
   }
 
