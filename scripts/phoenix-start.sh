@@ -12,7 +12,7 @@
 #   PHOENIX_DIR=.phoenix       working dir (phoenix.db, phoenix.log, phoenix.pid); .phoenix/port-<port>
 #                              for a non-default port
 #   PHOENIX_FRESH=1            start on an empty database (default: keep phoenix.db)
-#   PHOENIX_START_TIMEOUT=120  seconds to wait for readiness
+#   PHOENIX_START_TIMEOUT=180  seconds to wait for readiness (first start: ~25-45 s on 2 busy cores)
 #   PHOENIX_PYTHON=python3     interpreter for the virtualenv (Python >= 3.10, < 3.15)
 set -euo pipefail
 source "$(dirname "$0")/lib/phoenix-env.sh"
@@ -78,7 +78,7 @@ pid=$!
 echo "$pid" >"$PHOENIX_PID_FILE"
 log "starting Phoenix $PHOENIX_VERSION (pid $pid) at $PHOENIX_URL, working dir $PHOENIX_DIR"
 
-deadline=$(($(date +%s) + ${PHOENIX_START_TIMEOUT:-120}))
+deadline=$(($(date +%s) + ${PHOENIX_START_TIMEOUT:-180}))
 while (($(date +%s) < deadline)); do
   if ! kill -0 "$pid" 2>/dev/null; then
     log "phoenix serve exited; last lines of $PHOENIX_DIR/phoenix.log:" >&2
@@ -94,7 +94,7 @@ while (($(date +%s) < deadline)); do
   fi
   sleep 0.5
 done
-log "Phoenix did not become ready in ${PHOENIX_START_TIMEOUT:-120} s; last lines of $PHOENIX_DIR/phoenix.log:" >&2
+log "Phoenix did not become ready in ${PHOENIX_START_TIMEOUT:-180} s; last lines of $PHOENIX_DIR/phoenix.log:" >&2
 tail -n 40 "$PHOENIX_DIR/phoenix.log" >&2
 kill -TERM "$pid" 2>/dev/null || true
 rm -f "$PHOENIX_PID_FILE"

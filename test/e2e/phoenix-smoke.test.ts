@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { describe, expect, it } from 'vitest'
-import { repoRoot, uniqueTopic } from '../helpers/kafka.ts'
+import { repoRoot, runScript, uniqueTopic } from '../helpers/kafka.ts'
 import {
   annotateSpans,
   getSpanAnnotations,
@@ -56,6 +56,11 @@ async function sendTrace(
 }
 
 describe('local Phoenix', () => {
+  it('start script is idempotent: a second start reuses the running server', async () => {
+    const out = await runScript('phoenix-start.sh', { PHOENIX_PORT: new URL(phoenixUrl()).port || '80' })
+    expect(out).toMatch(/reusing the Phoenix \S+ already running at http:\/\/127\.0\.0\.1:\d+/)
+  })
+
   it('runs the pinned version', async () => {
     const pinned = /^PHOENIX_VERSION=(\S+)$/m.exec(
       readFileSync(join(repoRoot, 'scripts', 'lib', 'phoenix-env.sh'), 'utf8'),

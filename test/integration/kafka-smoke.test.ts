@@ -22,6 +22,7 @@ import {
   kafka,
   produce,
   repoRoot,
+  runScript,
   startBroker,
   uniqueTopic,
 } from '../helpers/kafka.ts'
@@ -183,7 +184,7 @@ describe('compression codecs', () => {
   })
 })
 
-describe('broker restart (second broker on its own port)', () => {
+describe('start/stop scripts (extra brokers on their own ports)', () => {
   const port = Number(process.env.KAFKA_SMOKE_RESTART_PORT ?? 29092)
 
   it('keeps topics, records and committed offsets across stop + KAFKA_KEEP_DATA=1 start', async () => {
@@ -222,5 +223,23 @@ describe('broker restart (second broker on its own port)', () => {
     } finally {
       await first.stop(true)
     }
+  })
+
+  it('fails fast with the log tail when the broker cannot start (controller port taken)', async () => {
+    const taken = brokers()[0]?.split(':')[1] ?? '9092'
+    const err = await runScript('kafka-start.sh', {
+      KAFKA_PORT: String(port + 7),
+      KAFKA_CONTROLLER_PORT: taken,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: number; stderr?: string },
+    )
+    expect(err?.code).toBe(1)
+    expect(err?.stderr).toMatch(/did not become ready/)
+    expect(err?.stderr).toMatch(/Address already in use/)
+    // Nothing left running for that port.
+    expect(await runScript('kafka-stop.sh', { KAFKA_PORT: String(port + 7), KAFKA_WIPE: '1' })).toMatch(
+      /no broker started by us/,
+    )
   })
 })
