@@ -90,8 +90,28 @@ export interface ServiceProcess {
   stop(timeoutMs?: number): Promise<number | null>
 }
 
-/** Spawns `tracescore run --config FILE` and waits until /readyz answers 200. */
+/**
+ * Spawns `tracescore run --config FILE` and waits until /readyz answers 200. In a checkout shared
+ * with other builds, dist/ can be missing for a moment while it is rebuilt: that start is retried.
+ */
 export async function startService(
+  configFile: string,
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startServiceOnce(configFile, options)
+    } catch (error) {
+      const rebuilding = /ERR_MODULE_NOT_FOUND[\s\S]*dist\/|Cannot find module '[^']*\/dist\//.test(
+        String(error),
+      )
+      if (!rebuilding || attempt >= 30) throw error
+      await new Promise((r) => setTimeout(r, 2_000))
+    }
+  }
+}
+
+async function startServiceOnce(
   configFile: string,
   options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
