@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts a single-node Kafka 4.1 broker (KRaft, broker+controller in one JVM) on 127.0.0.1:9092
-# from Maven Central jars (kafka/pom.xml), and waits until a kafkajs client can fetch metadata.
+# from Maven Central jars (kafka/pom.xml), and waits until a kafkajs client can fetch metadata and
+# the group coordinator answers (so consumer groups work at once, also after a keep-data restart).
 #
 # Idempotent: if a broker already answers on the port it is reused. The jars are collected with
 # Maven only when kafka/target/libs is missing or older than kafka/pom.xml.
@@ -53,6 +54,10 @@ start_ns=$(date +%s%N)
 
 # 2. The broker classpath, from Maven Central (cached in ~/.m2 after the first run).
 command -v java >/dev/null || { log "java not found (Kafka 4.x needs Java 17+)" >&2; exit 1; }
+# Brokers on other ports share kafka/target/libs: one Maven run at a time.
+mkdir -p "$KAFKA_ROOT/kafka/target"
+exec 8>"$KAFKA_ROOT/kafka/target/.libs.lock"
+flock 8
 if [[ ! -f "$KAFKA_LIBS/.complete" || "$KAFKA_ROOT/kafka/pom.xml" -nt "$KAFKA_LIBS/.complete" ]]; then
   log "collecting the broker jars with Maven (kafka/pom.xml -> kafka/target/libs)"
   rm -rf "$KAFKA_LIBS"
@@ -64,6 +69,7 @@ if [[ ! -f "$KAFKA_LIBS/.complete" || "$KAFKA_ROOT/kafka/pom.xml" -nt "$KAFKA_LI
   }
   touch "$KAFKA_LIBS/.complete"
 fi
+exec 8>&-
 kafka_jar=$(ls "$KAFKA_LIBS"/kafka_2.13-*.jar)
 kafka_version=${kafka_jar##*/kafka_2.13-}
 kafka_version=${kafka_version%.jar}
