@@ -12,6 +12,8 @@ export type OtlpDecodeErrorCode =
   | 'invalid_id'
   /** Values nested deeper than the decoder allows (arrays/kvlists inside each other). */
   | 'too_deep'
+  /** A string longer than a JavaScript string can be. */
+  | 'too_large'
   /** Text that is not JSON. */
   | 'invalid_json'
   /** JSON that is not a valid OTLP/JSON export request (a field of the wrong type). */

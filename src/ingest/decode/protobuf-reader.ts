@@ -55,6 +55,9 @@ function hex8(buf: Uint8Array, p: number): string {
   )
 }
 
+/** Strings from this many bytes on are decoded with a guard: V8 strings hold at most 2^29 - 24 chars. */
+const HUGE_STRING_BYTES = 2 ** 28
+
 /** Attribute keys: few distinct ones, all repeated, some differing only in an index (OpenInference). */
 const keyCache = new StringCache(10, 64)
 /** Short string values and names: many repeat (operation names, models, routes, methods). */
@@ -207,12 +210,22 @@ export class ProtobufReader {
     this.pos = end
     const len = end - start
     if (len === 0) return ''
-    if (len > valueCache.maxBytes) return this.native.utf8Slice(start, end)
+    if (len > valueCache.maxBytes)
+      return len < HUGE_STRING_BYTES ? this.native.utf8Slice(start, end) : this.huge(start, end)
     const slot = valueCache.find(this.buf, start, end)
     if (slot >= 0) return valueCache.get(slot)
     const value = this.native.utf8Slice(start, end)
     valueCache.store(-1 - slot, this.buf, start, end, value)
     return value
+  }
+
+  /** Decodes a string of hundreds of MB, which may exceed V8's string length limit. */
+  private huge(start: number, end: number): string {
+    try {
+      return this.native.utf8Slice(start, end)
+    } catch (cause) {
+      throw new OtlpDecodeError('too_large', `string of ${end - start} bytes`, { offset: start, cause })
+    }
   }
 
   /**
