@@ -19,7 +19,7 @@ export function visitOtlpSpans(
 ): void {
   const chosen = encoding ?? detectOtlpEncoding(payload)
   if (chosen === 'otlp_json') {
-    const text = typeof payload === 'string' ? payload : utf8.decode(payload)
+    const text = typeof payload === 'string' ? payload : decodeText(payload)
     if (encoding === undefined && typeof payload !== 'string' && payload[0] === 0x0a) {
       // "\n{" also starts a protobuf request whose first ResourceSpans is 123 bytes long.
       visitAmbiguous(payload, text, visit)
@@ -37,6 +37,14 @@ export function visitOtlpSpans(
     visitOtlpProtoSpans(payload, visit)
   } else {
     throw new OtlpDecodeError('invalid_field', `unknown encoding ${String(chosen)}`)
+  }
+}
+
+function decodeText(payload: Uint8Array): string {
+  try {
+    return utf8.decode(payload)
+  } catch (cause) {
+    throw new OtlpDecodeError('too_large', `JSON payload of ${payload.length} bytes`, { cause })
   }
 }
 
