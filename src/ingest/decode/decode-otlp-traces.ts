@@ -10,7 +10,9 @@ const utf8 = new TextDecoder('utf-8')
 /**
  * Decodes one OTLP `ExportTraceServiceRequest` (a Kafka record value) and hands each span to
  * `visit`, with the encoded size of the span, in payload order. The encoding is detected when
- * omitted (see {@link detectOtlpEncoding}). Throws {@link OtlpDecodeError} on malformed input.
+ * omitted (see {@link detectOtlpEncoding}). Throws {@link OtlpDecodeError} on malformed input;
+ * protobuf is decoded as it streams, so spans before the bad byte may already have been visited:
+ * use {@link decodeOtlpTraces} when a bad record must yield no spans at all.
  */
 export function visitOtlpSpans(
   payload: Uint8Array | string,
