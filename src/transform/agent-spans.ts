@@ -15,7 +15,11 @@ export function isAgentRunSpan(span: Span): boolean {
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
   const byTrace = new Map<string, Span[]>()
-  for (const span of spans) byTrace.set(span.traceId, [...(byTrace.get(span.traceId) ?? []), span])
+  for (const span of spans) {
+    const list = byTrace.get(span.traceId)
+    if (list) list.push(span)
+    else byTrace.set(span.traceId, [span])
+  }
   return [...byTrace.values()].flatMap((trace) => agentSpansOf(buildSpanTree(trace))).sort(byStart)
 }
 
@@ -44,7 +48,7 @@ function chainActsAsAgent(tree: SpanTree, chain: Span): boolean {
     const role = spanRole(span)
     if (role === 'agent') return false
     if (role === 'model') callsModel = true
-    stack.push(...tree.children(span.spanId))
+    for (const child of tree.children(span.spanId)) stack.push(child)
   }
   return callsModel
 }

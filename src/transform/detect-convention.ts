@@ -12,9 +12,16 @@ import { openInferenceReader } from './conventions/openinference.ts'
  */
 const READERS: readonly ConventionReader[] = [mastraReader, genAiReader, aiSdkReader, openInferenceReader]
 
+const readers = new WeakMap<Span, ConventionReader | null>()
+
 /** The reader for a span's convention, or undefined for a span no known convention wrote. */
 export function readerFor(span: Span): ConventionReader | undefined {
-  return READERS.find((reader) => reader.matches(span))
+  let reader = readers.get(span)
+  if (reader === undefined) {
+    reader = READERS.find((candidate) => candidate.matches(span)) ?? null
+    readers.set(span, reader)
+  }
+  return reader ?? undefined
 }
 
 /** The instrumentation convention that wrote a span, or undefined when none is recognised. */

@@ -33,14 +33,19 @@ export function parsePromptInput(value: unknown): ChatMessage[] | undefined {
   const messages: ChatMessage[] = []
   const system = value.system
   if (typeof system === 'string') messages.push({ role: 'system', parts: [{ type: 'text', text: system }] })
-  else if (Array.isArray(system)) messages.push(...(parseMessages(system) ?? []))
-  if (Array.isArray(value.messages)) messages.push(...(parseMessages(value.messages) ?? []))
+  else if (Array.isArray(system)) append(messages, parseMessages(system))
+  if (Array.isArray(value.messages)) append(messages, parseMessages(value.messages))
   const prompt = value.prompt
   if (typeof prompt === 'string') messages.push({ role: 'user', parts: [{ type: 'text', text: prompt }] })
-  else if (Array.isArray(prompt)) messages.push(...(parseMessages(prompt) ?? []))
+  else if (Array.isArray(prompt)) append(messages, parseMessages(prompt))
   if (messages.length > 0) return messages
   if (typeof value.text === 'string') return [{ role: 'user', parts: [{ type: 'text', text: value.text }] }]
   return undefined
+}
+
+/** Appends without spreading (a spread of a very long list overflows the call stack). */
+function append(target: ChatMessage[], items: readonly ChatMessage[] | undefined): void {
+  for (const item of items ?? []) target.push(item)
 }
 
 const ROLE_ALIASES: Record<string, ChatMessage['role']> = {

@@ -66,11 +66,15 @@ export function collectRunSpans(
       return undefined
     },
     stepAt(timeUnixNano) {
-      let found: number | undefined
-      steps.forEach((step, position) => {
-        if (compareNanos(step.startTimeUnixNano, timeUnixNano) <= 0) found = position
-      })
-      return found
+      // Binary search: the last step that started at or before the time.
+      let low = 0
+      let high = steps.length
+      while (low < high) {
+        const middle = (low + high) >> 1
+        if (compareNanos(steps[middle]!.startTimeUnixNano, timeUnixNano) <= 0) low = middle + 1
+        else high = middle
+      }
+      return low > 0 ? low - 1 : undefined
     },
   }
 }

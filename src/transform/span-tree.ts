@@ -3,7 +3,7 @@ import type { Span } from '../model/index.ts'
 /** The spans of one trace as a tree: lookup by id, children in start order, and the orphans. */
 export interface SpanTree {
   byId: Map<string, Span>
-  /** Children of a span, earliest start first. */
+  /** Children of a span, in the order they arrived. */
   children(spanId: string): Span[]
   /** Spans without a parent id. */
   roots: Span[]
@@ -11,8 +11,16 @@ export interface SpanTree {
   orphans: Span[]
 }
 
-/** Compares two decimal nanosecond strings numerically. */
+/**
+ * Compares two decimal nanosecond strings numerically. The decoder writes them without leading
+ * zeros, so the longer number is larger and equal lengths compare as text; anything else (a
+ * leading zero, an empty string) goes through BigInt, unreadable values counting as 0.
+ */
 export function compareNanos(a: string, b: string): number {
+  if (a.length > 0 && b.length > 0 && (a[0] !== '0' || a.length === 1) && (b[0] !== '0' || b.length === 1)) {
+    if (a.length !== b.length) return a.length < b.length ? -1 : 1
+    return a < b ? -1 : a > b ? 1 : 0
+  }
   const x = toBigInt(a)
   const y = toBigInt(b)
   return x < y ? -1 : x > y ? 1 : 0
@@ -63,8 +71,5 @@ export function buildSpanTree(spans: readonly Span[]): SpanTree {
       else childrenOf.set(parentId, [span])
     }
   }
-  for (const list of childrenOf.values()) list.sort(byStart)
-  roots.sort(byStart)
-  orphans.sort(byStart)
   return { byId, children: (spanId) => childrenOf.get(spanId) ?? [], roots, orphans }
 }

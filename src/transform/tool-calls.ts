@@ -70,18 +70,30 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     }
   }
 
+  // Model-requested calls by tool name, in the model's order, for tool spans without a call id.
+  const unclaimed = new Map<string, { drafts: Draft[]; next: number }>()
+  for (const draft of drafts) {
+    if (draft.toolName === undefined) continue
+    const queue = unclaimed.get(draft.toolName)
+    if (queue) queue.drafts.push(draft)
+    else unclaimed.set(draft.toolName, { drafts: [draft], next: 0 })
+  }
   const claimed = new Set<Draft>()
+  const claimByName = (name: string | undefined): Draft | undefined => {
+    const queue = name === undefined ? undefined : unclaimed.get(name)
+    while (queue && queue.next < queue.drafts.length) {
+      const draft = queue.drafts[queue.next++]!
+      if (!claimed.has(draft)) return draft
+    }
+    return undefined
+  }
   for (const span of tools) {
     const reader = readerFor(span)
     if (!reader) continue
     const call = reader.toolCall(span, notes)
     const name = call.toolName ?? toolNameFromSpanName(span.name)
     // A tool span without a call id is matched to the model's first unclaimed call of that tool.
-    const known = call.toolCallId
-      ? byId.get(call.toolCallId)
-      : drafts.find(
-          (draft) => draft.modelOrder !== undefined && !claimed.has(draft) && draft.toolName === name,
-        )
+    const known = call.toolCallId ? byId.get(call.toolCallId) : claimByName(name)
     if (known) claimed.add(known)
     const draft: Draft = known ?? {
       hasResult: false,

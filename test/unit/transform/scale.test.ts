@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest'
+import type { Span } from '../../../src/model/index.ts'
+import { extractAgentRuns, findAgentSpans } from '../../../src/transform/index.ts'
+import { span } from './span-builder.ts'
+
+/** Time budget for about 50,000 spans: linear work takes well under a second; quadratic work takes minutes. */
+const BUDGET_MS = 5_000
+
+function timed<T>(work: () => T): { value: T; ms: number } {
+  const started = performance.now()
+  const value = work()
+  return { value, ms: performance.now() - started }
+}
+
+describe('extractAgentRuns at scale', () => {
+  it('handles one run with 12,500 steps, each a model call and a tool span without a call id', () => {
+    const spans: Span[] = [
+      span({ id: 'root', end: 10_000_000, attributes: { 'gen_ai.operation.name': 'invoke_agent' } }),
+    ]
+    for (let i = 0; i < 12_500; i++) {
+      const t = 1 + i * 10
+      const output = JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'tool_call', id: `c${i}`, name: 'work', arguments: { i } }] },
+      ])
+      spans.push(
+        span({
+          id: `s${i}`,
+          parent: 'root',
+          start: t,
+          end: t + 9,
+          attributes: { 'gen_ai.operation.name': 'agent_step' },
+        }),
+        span({
+          id: `m${i}`,
+          parent: `s${i}`,
+          start: t,
+          end: t + 1,
+          attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.output.messages': output },
+        }),
+        span({
+          id: `t${i}`,
+          parent: `s${i}`,
+          start: t + 2,
+          end: t + 3,
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': 'work',
+            'gen_ai.tool.call.result': String(i),
+          },
+        }),
+        span({
+          id: `x${i}`,
+          parent: `s${i}`,
+          start: t + 4,
+          end: t + 5,
+          name: 'db.query',
+          attributes: { 'db.system': 'pg' },
+        }),
+      )
+    }
+    const { value: runs, ms } = timed(() => extractAgentRuns(spans))
+    const calls = runs[0]!.output[0]!.content.toolInvocations!
+    expect(calls).toHaveLength(12_500)
+    expect(calls[12_499]).toEqual({
+      toolCallId: 'c12499',
+      toolName: 'work',
+      args: { i: 12_499 },
+      state: 'result',
+      result: 12_499,
+    })
+    expect(ms).toBeLessThan(BUDGET_MS)
+  })
+
+  it('handles 2,500 runs and 47,500 spans whose parents are missing', () => {
+    const spans: Span[] = []
+    for (let a = 0; a < 2_500; a++) {
+      spans.push(
+        span({
+          id: `a${a}`,
+          start: a * 100,
+          end: a * 100 + 99,
+          attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+        }),
+      )
+    }
+    for (let o = 0; o < 47_500; o++) {
+      spans.push(
+        span({
+          id: `o${o}`,
+          parent: `lost${o}`,
+          start: (o % 2_500) * 100 + 50,
+          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'w' },
+        }),
+      )
+    }
+    const { value: runs, ms } = timed(() => extractAgentRuns(spans))
+    expect(runs).toHaveLength(2_500)
+    expect(runs.every((run) => run.output[0]!.content.parts.length === 19)).toBe(true)
+    expect(ms).toBeLessThan(BUDGET_MS)
+  })
+
+  it('finds the agent spans of 50,000 spans quickly', () => {
+    const spans = Array.from({ length: 50_000 }, (_, i) =>
+      span({
+        id: `n${i}`,
+        parent: i === 0 ? undefined : `n${i - 1}`,
+        start: i,
+        attributes: i % 10 === 0 ? { 'gen_ai.operation.name': 'invoke_agent' } : {},
+      }),
+    )
+    const { value, ms } = timed(() => findAgentSpans(spans))
+    expect(value).toHaveLength(5_000)
+    expect(ms).toBeLessThan(BUDGET_MS)
+  })
+
+  it('handles an agent span with 150,000 direct children (no spread of huge lists)', () => {
+    const spans: Span[] = [
+      span({ id: 'root', end: 1_000_000, attributes: { 'openinference.span.kind': 'CHAIN' } }),
+    ]
+    spans.push(
+      span({ id: 'llm', parent: 'root', start: 1, attributes: { 'openinference.span.kind': 'LLM' } }),
+    )
+    for (let i = 0; i < 150_000; i++) spans.push(span({ id: `c${i}`, parent: 'root', start: 2 + i }))
+    const { value: runs, ms } = timed(() => extractAgentRuns(spans))
+    expect(runs).toHaveLength(1)
+    expect(ms).toBeLessThan(BUDGET_MS)
+  })
+})
