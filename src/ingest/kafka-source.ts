@@ -1,5 +1,6 @@
 import {
   type Consumer,
+  type ConsumerConfig,
   type EachBatchPayload,
   Kafka,
   type KafkaMessage,
@@ -57,6 +58,13 @@ export interface KafkaSourceOptions extends Omit<TraceAssemblerOptions, 'now'> {
   drainTimeoutMs?: number
   /** Passed to kafkajs. */
   sessionTimeout?: number
+  /**
+   * Longest wait of a fetch for new records (kafkajs `maxWaitTimeInMs`). Default 500 ms, as Java's
+   * `fetch.max.wait.ms`: kafkajs also sleeps this long when every partition is paused.
+   */
+  maxWaitTimeMs?: number
+  /** Further kafkajs consumer settings (fetch sizes, rack id, retry...); they override the defaults above. */
+  consumerConfig?: Partial<ConsumerConfig>
   logger?: IngestLogger
   /** The clock. Default `Date.now`. */
   now?: () => number
@@ -197,7 +205,6 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       deliver(trace, 0)
     }
     if (inFlight === 0 && queue.length === 0) for (const resolve of drained) resolve()
-    applyBackpressure()
   }
 
   const collectReady = () => {
@@ -244,8 +251,9 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   }
 
   const tick = () => {
-    collectReady()
+    // Judged before this tick's releases: a queue that downstream did not drain in a whole tick.
     applyBackpressure()
+    collectReady()
     if (now() - lastCommitMs >= commitIntervalMs) void commit()
   }
 
@@ -329,7 +337,9 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
     const c = kafka.consumer({
       groupId,
       sessionTimeout: options.sessionTimeout ?? 30_000,
+      maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
       allowAutoTopicCreation: false,
+      ...options.consumerConfig,
     })
     consumer = c
     c.on(c.events.GROUP_JOIN, (event) => {

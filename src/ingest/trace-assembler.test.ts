@@ -134,10 +134,12 @@ describe('TraceAssembler', () => {
     expect(assembler.add([span(T1, '03')], 'r2').traces).toBe(1)
     clock.t += 1_000
     const ready = assembler.takeReady()
-    expect(ready.map((t) => [t.traceId, t.recordRefs])).toEqual([
-      [T2, ['r1']],
-      [T1, ['r1', 'r2']],
-    ])
+    expect(new Map(ready.map((t) => [t.traceId, t.recordRefs]))).toEqual(
+      new Map([
+        [T1, ['r1', 'r2']],
+        [T2, ['r1']],
+      ]),
+    )
   })
 
   it('ignores a span delivered twice (Kafka redelivery) but still holds the new record', () => {

@@ -73,14 +73,17 @@ interface OpenTrace<R> {
   refs: R[]
   supersedes: boolean
   /** Agent spans already scored by an earlier release (not scored again unless superseding). */
-  scoredAgentSpanIds?: Set<string>
+  scoredAgentSpanIds?: readonly string[]
   /** True when reopened from late spans alone (the earlier spans were not kept). */
   partial: boolean
+  /** True while the trace waits in `unsettled` for its quiet period. */
+  inUnsettled: boolean
 }
 
 interface ReleasedTrace {
   releasedMs: number
-  agentSpanIds: Set<string>
+  /** Agent spans scored by the releases so far (usually one). */
+  agentSpanIds: readonly string[]
   /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
   spans?: Span[]
   bytes: number
@@ -174,6 +177,7 @@ export class TraceAssembler<R> {
     for (const [traceId, trace] of this.unsettled) {
       if (now - trace.lastSpanMs < this.settleMs) break
       this.unsettled.delete(traceId)
+      trace.inUnsettled = false
       if (this.looksComplete(trace)) this.release(trace, 'settled', now)
     }
     for (const trace of this.open.values()) {
@@ -249,6 +253,7 @@ export class TraceAssembler<R> {
       refs: [],
       supersedes: false,
       partial: false,
+      inUnsettled: false,
     }
     this.open.set(traceId, trace)
     return trace
@@ -273,9 +278,13 @@ export class TraceAssembler<R> {
       trace.agentSpanIds.push(span.spanId)
       if (!isEnded(span)) trace.unendedAgents++
     }
+    // Keep `unsettled` ordered by last arrival; traces touched at the same instant may stay in place.
+    if (!trace.inUnsettled || trace.lastSpanMs !== now) {
+      if (trace.inUnsettled) this.unsettled.delete(trace.traceId)
+      this.unsettled.set(trace.traceId, trace)
+      trace.inUnsettled = true
+    }
     trace.lastSpanMs = now
-    this.unsettled.delete(trace.traceId)
-    this.unsettled.set(trace.traceId, trace)
     return firstOfRecord
   }
 
@@ -286,7 +295,7 @@ export class TraceAssembler<R> {
    */
   private reopen(traceId: string, spans: Span[], perSpanBytes: number, now: number, ref: R): boolean {
     const released = this.released.get(traceId)!
-    const newAgent = spans.some((s) => this.isAgentRunSpan(s) && !released.agentSpanIds.has(s.spanId))
+    const newAgent = spans.some((s) => this.isAgentRunSpan(s) && !released.agentSpanIds.includes(s.spanId))
     if (!this.rescoreLateSpans && !newAgent) return false
     this.dropReleased(traceId, released)
     const trace = this.openTrace(traceId, now)
@@ -309,7 +318,7 @@ export class TraceAssembler<R> {
     this.remove(trace)
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
-      scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.has(id))
+      scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))
     this.ready.push({
       traceId: trace.traceId,
       spans: trace.spans,
@@ -322,7 +331,7 @@ export class TraceAssembler<R> {
     this.releasedCount++
     const remembered: ReleasedTrace = {
       releasedMs: now,
-      agentSpanIds: new Set([...(scored ?? []), ...trace.agentSpanIds]),
+      agentSpanIds: scored === undefined ? trace.agentSpanIds : [...scored, ...agentSpanIds],
       bytes: 0,
     }
     // Spans are kept for a later re-score, except when the cap is what released the trace.
@@ -338,7 +347,8 @@ export class TraceAssembler<R> {
 
   private remove(trace: OpenTrace<R>): void {
     this.open.delete(trace.traceId)
-    this.unsettled.delete(trace.traceId)
+    if (trace.inUnsettled) this.unsettled.delete(trace.traceId)
+    trace.inUnsettled = false
     this.bufferedSpans -= trace.spans.length
     this.bufferedBytes -= trace.bytes
   }

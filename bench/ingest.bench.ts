@@ -1,0 +1,155 @@
+/**
+ * Ingest benchmark on the real local broker (`bash scripts/kafka-start.sh`): spans per second
+ * through consume + decode + assemble (tracescore's span source, downstream a no-op) against a bare
+ * kafkajs consumer group that only reads the same records (the baseline, target ratio >= 0.7).
+ * Records are what the Collector's Kafka exporter writes: multi-trace OTLP protobuf batches of 50
+ * spans, null keys. Rounds alternate subject and baseline, each with a fresh consumer group, the
+ * best round of each kept. Run with `npx tsx bench/ingest.bench.ts`; `run()` returns the rows.
+ */
+import { createKafkaSource } from '../src/ingest/kafka-source.ts'
+import {
+  chunks,
+  encodeOtlpProto,
+  generateAgentTraffic,
+  isGeneratedAgentSpan,
+} from '../src/ingest/testing/agent-traffic.ts'
+import { createTopic, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
+
+/** One benchmark result. */
+export interface IngestBenchRow {
+  case: string
+  spans: number
+  records: number
+  payloadBytes: number
+  /** Wall-clock rates: what a user sees, but shared CPUs (the broker, other processes) add noise. */
+  subjectSpansPerSec: number
+  baselineSpansPerSec: number
+  /** subject / baseline, wall clock (target >= 0.7). */
+  ratio: number
+  /** Rates per CPU second of this process (user + system): robust to a loaded machine. */
+  subjectSpansPerCpuSec: number
+  baselineSpansPerCpuSec: number
+  /** subject / baseline, per CPU second. */
+  cpuRatio: number
+}
+
+/** Wall and CPU seconds of one round. */
+interface Timing {
+  wall: number
+  cpu: number
+}
+
+/** Times `done` becoming true (polled every 5 ms) in wall and process CPU seconds. */
+async function time(done: () => boolean): Promise<Timing> {
+  const wall0 = process.hrtime.bigint()
+  const cpu0 = process.cpuUsage()
+  const deadline = Date.now() + 300_000
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('benchmark round timed out')
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const cpu = process.cpuUsage(cpu0)
+  return { wall: Number(process.hrtime.bigint() - wall0) / 1e9, cpu: (cpu.user + cpu.system) / 1e6 }
+}
+
+const kafka = testKafka('tracescore-bench')
+
+/** Produces `runs` agent runs (5 spans each) in batches of `spansPerRecord`; returns counts. */
+async function prepare(topic: string, runs: number, spansPerRecord: number) {
+  await createTopic(kafka, topic, 2)
+  const producer = kafka.producer()
+  await producer.connect()
+  let records = 0
+  let spans = 0
+  let payloadBytes = 0
+  for (let seed = 0; seed < runs / 1000; seed++) {
+    const traffic = generateAgentTraffic({ runs: 1000, seed: seed + 1 })
+    const messages = chunks(traffic.spans, spansPerRecord).map((batch) => ({
+      key: null,
+      value: encodeOtlpProto(batch),
+    }))
+    for (const part of chunks(messages, 20)) await producer.send({ topic, messages: part, acks: -1 })
+    records += messages.length
+    spans += traffic.spans.length
+    payloadBytes += messages.reduce((n, m) => n + m.value.length, 0)
+  }
+  await producer.disconnect()
+  return { records, spans, payloadBytes }
+}
+
+/** A bare kafkajs consumer group reading every record of the topic (same fetch settings as the source). */
+async function baseline(topic: string, records: number): Promise<Timing> {
+  const consumer = kafka.consumer({ groupId: uniqueName('bench-bare'), maxWaitTimeInMs: 500 })
+  await consumer.connect()
+  await consumer.subscribe({ topics: [topic], fromBeginning: true })
+  let read = 0
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch }) => {
+      read += batch.messages.length
+    },
+  })
+  const timing = await time(() => read >= records)
+  await consumer.disconnect()
+  return timing
+}
+
+/** tracescore's span source reading, decoding and assembling every record (downstream a no-op). */
+async function subject(topic: string, records: number): Promise<Timing> {
+  const source = createKafkaSource({
+    kafka,
+    topic,
+    groupId: uniqueName('bench-source'),
+    fromBeginning: true,
+    deadLetterTopic: false,
+    isAgentRunSpan: isGeneratedAgentSpan,
+    settleMs: 200,
+    maxBufferedSpans: 1_000_000,
+    onTrace: async () => {},
+  })
+  await source.start()
+  const timing = await time(() => source.stats().records >= records)
+  await source.stop()
+  return timing
+}
+
+/** Runs the benchmark and returns its rows. */
+export async function run(options: { runs?: number; rounds?: number } = {}): Promise<IngestBenchRow[]> {
+  const runs = options.runs ?? 40_000
+  const rounds = options.rounds ?? 3
+  const topic = uniqueName('bench-ingest')
+  const { records, spans, payloadBytes } = await prepare(topic, runs, 50)
+  const best = { subject: { wall: Infinity, cpu: Infinity }, baseline: { wall: Infinity, cpu: Infinity } }
+  for (let round = 0; round < rounds; round++) {
+    const b = await baseline(topic, records)
+    const s = await subject(topic, records)
+    best.baseline = { wall: Math.min(best.baseline.wall, b.wall), cpu: Math.min(best.baseline.cpu, b.cpu) }
+    best.subject = { wall: Math.min(best.subject.wall, s.wall), cpu: Math.min(best.subject.cpu, s.cpu) }
+  }
+  return [
+    {
+      case: 'otlp_proto, 50-span multi-trace records, 2 partitions',
+      spans,
+      records,
+      payloadBytes,
+      subjectSpansPerSec: spans / best.subject.wall,
+      baselineSpansPerSec: spans / best.baseline.wall,
+      ratio: best.baseline.wall / best.subject.wall,
+      subjectSpansPerCpuSec: spans / best.subject.cpu,
+      baselineSpansPerCpuSec: spans / best.baseline.cpu,
+      cpuRatio: best.baseline.cpu / best.subject.cpu,
+    },
+  ]
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await run()
+  for (const row of rows) {
+    console.log(
+      `${row.case}: ${row.spans} spans in ${row.records} records (${(row.payloadBytes / 1e6).toFixed(1)} MB); ` +
+        `consume+decode+assemble ${Math.round(row.subjectSpansPerSec)} spans/s, ` +
+        `bare kafkajs consumer ${Math.round(row.baselineSpansPerSec)} spans/s; ratio ${row.ratio.toFixed(2)} (target >= 0.7); ` +
+        `per CPU second ${Math.round(row.subjectSpansPerCpuSec)} vs ${Math.round(row.baselineSpansPerCpuSec)}, ratio ${row.cpuRatio.toFixed(2)}`,
+    )
+  }
+}
