@@ -68,6 +68,17 @@ describe('visitOtlpSpans', () => {
     for (const [, bytes] of seen) expect(bytes).toBeGreaterThan(30)
   })
 
+  it('visits the spans before a corrupt part, then throws; decodeOtlpTraces returns nothing', () => {
+    const good = ProtobufTraceSerializer.serializeRequest(sdkSpans)!
+    const bad = new Uint8Array(good.length + 3)
+    bad.set(good)
+    bad.set([0x0a, 0x05, 0x12], good.length)
+    const seen: string[] = []
+    expect(() => visitOtlpSpans(bad, (span) => seen.push(span.spanId))).toThrow(OtlpDecodeError)
+    expect(seen).toHaveLength(sdkSpans.length)
+    expect(() => decodeOtlpTraces(bad)).toThrow(OtlpDecodeError)
+  })
+
   it('splits a JSON payload among its spans', () => {
     const payload = JsonTraceSerializer.serializeRequest(sdkSpans)!
     const sizes: number[] = []
