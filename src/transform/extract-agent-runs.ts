@@ -74,7 +74,8 @@ function buildRun(
     },
     notes,
   )
-  const toolCalls = collectToolCalls(runSpans, notes)
+  // A run without model-call spans (a remote agent) may still report its tool calls itself.
+  const toolCalls = collectToolCalls(models.length > 0 ? runSpans : { ...runSpans, models: [agent] }, notes)
   const failed = runFailed(agent, toolCalls, models, notes)
   const finalText = pickFinalText(reader, agent, models, failed, notes)
 

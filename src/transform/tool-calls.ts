@@ -1,4 +1,5 @@
 import type { Span } from '../model/index.ts'
+import type { ChatPart } from './chat-message.ts'
 import { readerFor } from './detect-convention.ts'
 import type { Notes } from './notes.ts'
 import type { RunSpans } from './run-spans.ts'
@@ -46,12 +47,15 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
   const drafts: Draft[] = []
   let sequence = 0
   let modelOrder = 0
+  const outputResults: ToolResultPart[] = []
 
   for (const model of models) {
     const reader = readerFor(model)
     if (!reader) continue
     for (const message of reader.modelOutput(model, notes) ?? []) {
       for (const part of message.parts) {
+        // Outputs that report provider-executed or remote tools carry their results too.
+        if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
         if (part.type !== 'tool-call') continue
         if (part.toolCallId && byId.has(part.toolCallId)) continue
         const draft: Draft = {
@@ -118,6 +122,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
     if (error !== undefined) draft.errorText = error
   }
 
+  settle(drafts, outputResults)
   settleFromModelInputs(drafts, models, notes)
 
   alignToModelOrder(drafts)
@@ -131,25 +136,36 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
  * as they repeat the whole conversation at every step.
  */
 function settleFromModelInputs(drafts: readonly Draft[], models: readonly Span[], notes: Notes): void {
-  const open = new Map<string, Draft>()
-  for (const draft of drafts) {
-    if (draft.toolCallId && !draft.hasResult && draft.errorText === undefined)
-      open.set(draft.toolCallId, draft)
-  }
   for (const model of models) {
-    if (open.size === 0) return
+    if (!drafts.some(isOpen)) return
+    const results: ToolResultPart[] = []
     for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
-      for (const part of message.parts) {
-        const draft = part.type === 'tool-result' && part.toolCallId ? open.get(part.toolCallId) : undefined
-        if (!draft || part.type !== 'tool-result') continue
-        if (part.isError) draft.errorText = errorTextOf(part.result)
-        else {
-          draft.result = part.result
-          draft.hasResult = true
-        }
-        open.delete(part.toolCallId!)
-      }
+      for (const part of message.parts) if (part.type === 'tool-result') results.push(part)
     }
+    settle(drafts, results)
+  }
+}
+
+type ToolResultPart = Extract<ChatPart, { type: 'tool-result' }>
+
+function isOpen(draft: Draft): boolean {
+  return draft.toolCallId !== undefined && !draft.hasResult && draft.errorText === undefined
+}
+
+/** Gives open calls the results that name them. */
+function settle(drafts: readonly Draft[], results: readonly ToolResultPart[]): void {
+  if (results.length === 0) return
+  const open = new Map<string, Draft>()
+  for (const draft of drafts) if (isOpen(draft)) open.set(draft.toolCallId!, draft)
+  for (const part of results) {
+    const draft = part.toolCallId ? open.get(part.toolCallId) : undefined
+    if (!draft) continue
+    if (part.isError) draft.errorText = errorTextOf(part.result)
+    else {
+      draft.result = part.result
+      draft.hasResult = true
+    }
+    open.delete(part.toolCallId!)
   }
 }
 

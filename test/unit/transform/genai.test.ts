@@ -254,4 +254,44 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     expect(run.input.inputMessages[0]!.content.content).toBe('What is 2+2?')
     expect(run.output[0]!.content.content).toBe('Four.')
   })
+
+  it('takes the tool calls a remote agent reports on its own span when it has no model-call spans', () => {
+    const runs = extractAgentRuns([
+      span({
+        id: 'r1',
+        name: 'invoke_agent assistant',
+        end: 30,
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.input.messages': JSON.stringify([
+            { role: 'user', parts: [{ type: 'text', content: 'Search A17' }] },
+          ]),
+          'gen_ai.output.messages': JSON.stringify([
+            {
+              role: 'assistant',
+              parts: [
+                { type: 'tool_call', id: 'fs_1', name: 'file_search', arguments: { q: 'A17' } },
+                { type: 'tool_call_response', id: 'fs_1', response: ['doc-3'] },
+                { type: 'text', content: 'Found doc-3.' },
+              ],
+              finish_reason: 'stop',
+            },
+          ]),
+        },
+      }),
+    ])
+    expect(runs[0]!.output[0]!.content.parts).toEqual([
+      {
+        type: 'tool-invocation',
+        toolInvocation: {
+          toolCallId: 'fs_1',
+          toolName: 'file_search',
+          args: { q: 'A17' },
+          state: 'result',
+          result: ['doc-3'],
+        },
+      },
+      { type: 'text', text: 'Found doc-3.' },
+    ])
+  })
 })
