@@ -5,7 +5,9 @@ const TWO_48_HIGH = 281474
 const TWO_48_LOW = 976710656
 const TWO_32_HIGH = 4
 const TWO_32_LOW = 294967296
-const ZEROS = '000000000'
+/** The upper limb of the last conversion and its text. */
+let lastHigh = -1
+let lastHighText = ''
 
 /**
  * Decimal string of the unsigned 64-bit integer `hi * 2^32 + lo` (both halves uint32), exact,
@@ -20,8 +22,13 @@ export function uint64ToDecimal(lo: number, hi: number): string {
   const carry = Math.floor(low / BILLION)
   low -= carry * BILLION
   const high = hiTop * TWO_48_HIGH + hiBottom * TWO_32_HIGH + carry
-  const lowText = String(low)
-  return String(high) + ZEROS.slice(lowText.length) + lowText
+  // Nanosecond times of one batch mostly share their seconds: reuse that part's text.
+  if (high !== lastHigh) {
+    lastHigh = high
+    lastHighText = String(high)
+  }
+  // 1e9 + low has ten digits; dropping the leading 1 leaves low zero-padded to nine.
+  return lastHighText + String(BILLION + low).slice(1)
 }
 
 /**
