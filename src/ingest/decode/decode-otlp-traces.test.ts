@@ -56,6 +56,34 @@ describe('decodeOtlpTraces on spans serialized by @opentelemetry/otlp-transforme
   })
 })
 
+describe('structured attribute values written by @opentelemetry/otlp-transformer', () => {
+  // The SDK keeps only primitive attributes, but the serializers write any AnyValue: give a recorded
+  // span structured attributes by shadowing its `attributes`.
+  const structured = {
+    'gen_ai.input.messages': [
+      { role: 'user', parts: [{ type: 'text', content: 'hi 😀' }] },
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', arguments: { city: 'Zürich', days: 3 } }] },
+    ],
+    'payload.bytes': Uint8Array.from([0, 1, 2, 253, 254, 255]),
+    'mixed.array': ['a', 1, 2.5, true, [1, [2]], { k: 'v' }],
+    'empty.map': {},
+    'int.big': 2 ** 60,
+    'int.negative': -(2 ** 40),
+  }
+  const span = Object.create(sdkSpans[0]!, { attributes: { value: structured } })
+
+  for (const [encoding, serializer] of [
+    ['otlp_proto', ProtobufTraceSerializer],
+    ['otlp_json', JsonTraceSerializer],
+  ] as const) {
+    it(`${encoding}: decodes kvlist, array, bytes and int64 values as the JS values they came from`, () => {
+      const [decoded] = decodeOtlpTraces(serializer.serializeRequest([span])!)
+      expect(decoded!.attributes).toEqual({ ...structured, 'int.big': '1152921504606846976' })
+      expect(decoded!.attributes['payload.bytes']).toBeInstanceOf(Uint8Array)
+    })
+  }
+})
+
 describe('visitOtlpSpans', () => {
   it('hands over each span with the byte size of its protobuf Span message', () => {
     const payload = ProtobufTraceSerializer.serializeRequest(sdkSpans)!
