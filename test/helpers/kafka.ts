@@ -216,7 +216,8 @@ export async function startBroker(
 /**
  * Runs the Java Kafka client (kafka/tools/JavaClient.java, on the broker's classpath from Maven
  * Central): the reference implementation, e.g. to produce records compressed the way Java (and
- * the broker) do it. `java(['produce', brokers, topic, 'zstd', '10', 'v'])`.
+ * the broker) do it: `javaClient(['produce', brokers().join(','), topic, 'zstd', '10', 'v'])`;
+ * `javaClient(['consume', brokers().join(','), topic, '10'])` prints `<topic>\t<value>` lines.
  */
 export async function javaClient(args: string[]): Promise<string> {
   const { stdout } = await execFileP(
