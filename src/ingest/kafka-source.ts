@@ -168,29 +168,32 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   }
 
   const deliver = (trace: IngestedTrace, attempt: number) => {
-    options.onTrace(trace).then(
-      () => {
-        counters.tracesDelivered++
-        finish(trace)
-        inFlight--
-        pump()
-      },
-      (error: unknown) => {
-        counters.deliveryFailures++
-        log.warn(
-          { err: error, traceId: trace.traceId, attempt },
-          'downstream failed for a trace; its offsets wait and it is retried',
-        )
-        // A trace whose records were revoked is someone else's now: stop retrying it.
-        if (stopping || !trace.recordRefs.some((ref) => tracker.isCurrent(ref))) {
+    // Through a promise, so a downstream that throws synchronously is retried like a rejection.
+    Promise.resolve(trace)
+      .then(options.onTrace)
+      .then(
+        () => {
+          counters.tracesDelivered++
+          finish(trace)
           inFlight--
           pump()
-          return
-        }
-        const delay = Math.min(retryBackoffMs * 2 ** attempt, 30_000)
-        setTimeout(() => deliver(trace, attempt + 1), delay).unref()
-      },
-    )
+        },
+        (error: unknown) => {
+          counters.deliveryFailures++
+          log.warn(
+            { err: error, traceId: trace.traceId, attempt },
+            'downstream failed for a trace; its offsets wait and it is retried',
+          )
+          // A trace whose records were revoked is someone else's now: stop retrying it.
+          if (stopping || !trace.recordRefs.some((ref) => tracker.isCurrent(ref))) {
+            inFlight--
+            pump()
+            return
+          }
+          const delay = Math.min(retryBackoffMs * 2 ** attempt, 30_000)
+          setTimeout(() => deliver(trace, attempt + 1), delay).unref()
+        },
+      )
   }
 
   const pump = () => {
@@ -322,8 +325,13 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
       last = message.offset
     }
     if (bad.length > 0) {
-      await sendToDeadLetters(bad.map((b) => b.record))
-      for (const b of bad) tracker.release(b.ref)
+      // Released even when the dead-letter produce fails: the batch is then read again (nothing was
+      // resolved) and the new reading holds these records, while a hold left over would block commits.
+      try {
+        await sendToDeadLetters(bad.map((b) => b.record))
+      } finally {
+        for (const b of bad) tracker.release(b.ref)
+      }
     }
     // Move the fetch position only over what was read, and never into a newer group generation
     // (kafkajs would apply it to the new assignment's positions).

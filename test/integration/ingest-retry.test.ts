@@ -1,0 +1,78 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { createKafkaSource, type IngestedTrace } from '../../src/ingest/kafka-source.ts'
+import {
+  byTrace,
+  encodeOtlpProto,
+  generateAgentTraffic,
+  isGeneratedAgentSpan,
+} from '../../src/ingest/testing/agent-traffic.ts'
+import {
+  committedOffsets,
+  createTopic,
+  fullyCommitted,
+  testBrokers,
+  testKafka,
+  uniqueName,
+  waitFor,
+} from '../../src/ingest/testing/broker.ts'
+
+const kafka = testKafka()
+const producer = kafka.producer()
+afterAll(() => producer.disconnect())
+
+describe('downstream failures', () => {
+  it('retries a trace whose delivery failed and commits its records only after it succeeded', async () => {
+    await producer.connect()
+    const topic = uniqueName('ingest-retry')
+    const groupId = uniqueName('group')
+    await createTopic(kafka, topic, 1)
+    const traffic = generateAgentTraffic({ runs: 10, seed: 61 })
+    const messages = [...byTrace(traffic.spans)].map(([traceId, spans]) => ({
+      key: traceId,
+      value: encodeOtlpProto(spans),
+    }))
+    await producer.send({ topic, acks: -1, messages })
+
+    const attempts = new Map<string, number>()
+    const delivered = new Set<string>()
+    const failing = traffic.runs[0]!.traceId
+    let releaseFailing = false
+    const source = createKafkaSource({
+      brokers: testBrokers(),
+      topic,
+      groupId,
+      fromBeginning: true,
+      isAgentRunSpan: isGeneratedAgentSpan,
+      settleMs: 200,
+      tickMs: 20,
+      commitIntervalMs: 100,
+      retryBackoffMs: 20,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      onTrace: ((trace: IngestedTrace) => {
+        const n = (attempts.get(trace.traceId) ?? 0) + 1
+        attempts.set(trace.traceId, n)
+        // Every trace fails twice (once by throwing synchronously); the first one until released.
+        if (n === 1) throw new Error('sink unavailable')
+        if (n === 2) return Promise.reject(new Error('sink timeout'))
+        if (trace.traceId === failing && !releaseFailing) return Promise.reject(new Error('still down'))
+        for (const id of trace.agentSpanIds) delivered.add(id)
+        return Promise.resolve()
+      }) as (trace: IngestedTrace) => Promise<void>,
+    })
+    await source.start()
+    try {
+      await waitFor('all but the failing run delivered', () => delivered.size >= traffic.runs.length - 1)
+      // The failing trace's record is the first one: nothing may be committed past it.
+      await waitFor('a commit attempt', () => source.stats().commits > 0 || (attempts.get(failing) ?? 0) > 3)
+      const committed = Number((await committedOffsets(kafka, groupId, topic)).get(0))
+      expect(committed).toBeLessThanOrEqual(0)
+      releaseFailing = true
+      await waitFor('the failing run delivered', () => delivered.size >= traffic.runs.length)
+      await waitFor('offsets committed to the end', () => fullyCommitted(kafka, groupId, topic))
+    } finally {
+      await source.stop()
+    }
+    for (const run of traffic.runs) expect(attempts.get(run.traceId)).toBeGreaterThanOrEqual(3)
+    expect(source.stats().deliveryFailures).toBeGreaterThanOrEqual(2 * traffic.runs.length)
+  })
+})
