@@ -1,5 +1,12 @@
 import { checks } from '@mastra/evals/checks'
-import { createCompletenessScorer, createToolCallAccuracyScorerCode } from '@mastra/evals/scorers/prebuilt'
+import {
+  createCompletenessScorer,
+  createContentSimilarityScorer,
+  createKeywordCoverageScorer,
+  createTextualDifferenceScorer,
+  createToneScorer,
+  createToolCallAccuracyScorerCode,
+} from '@mastra/evals/scorers/prebuilt'
 import { describe, expect, it } from 'vitest'
 import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
 import type { AgentRun } from '../../../src/model/index.ts'
@@ -142,5 +149,64 @@ describe('Mastra live scores reproduced from other producers of the same scenari
     expect(compared).toBe(
       mastra.truth.runs.reduce((n, run) => n + Object.keys(run.mastraScores ?? {}).length, 0),
     )
+  })
+})
+
+/** Every code scorer of `@mastra/evals`, set up from what the turn should contain. */
+function codeScorers(truth: { finalText: string; toolCalls: { name: string }[] }) {
+  const names = truth.toolCalls.map((call) => call.name)
+  const word = truth.finalText.split(/\s+/)[0] ?? ''
+  return [
+    createCompletenessScorer(),
+    createContentSimilarityScorer(),
+    createKeywordCoverageScorer(),
+    createTextualDifferenceScorer(),
+    createToneScorer(),
+    createToolCallAccuracyScorerCode({ expectedTool: names[0] ?? 'none', strictMode: true }),
+    createToolCallAccuracyScorerCode({
+      expectedTool: names[0] ?? 'none',
+      expectedToolOrder: names,
+      strictMode: false,
+    }),
+    checks.includes(word),
+    checks.excludes('refund'),
+    checks.equals(truth.finalText),
+    checks.matches(/\d/),
+    checks.similarity(truth.finalText),
+    checks.calledTool(names[0] ?? 'none'),
+    checks.didNotCall('refund'),
+    checks.toolOrder(names),
+    checks.maxToolCalls(1),
+    checks.usedNoTools(),
+    checks.noToolErrors(),
+  ]
+}
+
+/** The recorded Mastra run with its dates back as Date objects. */
+function revive(run: unknown): { input: unknown; output: unknown } {
+  return JSON.parse(JSON.stringify(run), (key, value) =>
+    key === 'createdAt' && typeof value === 'string' ? new Date(value) : value,
+  )
+}
+
+describe('every @mastra/evals code scorer scores our run as it scores the run Mastra built', () => {
+  const cases = mastraFixtures.flatMap((fixture) =>
+    fixture.truth.runs.flatMap((truth, index) =>
+      truth.mastraRun ? [[`${fixture.name} #${index}`, fixture, index] as const] : [],
+    ),
+  )
+
+  it.each(cases)('%s', async (_name, fixture, index) => {
+    const truth = fixture.truth.runs[index]!
+    const ours = runsOf(fixture)[index]!
+    const theirs = revive(truth.mastraRun)
+    for (const scorer of codeScorers(truth)) {
+      const mine = await scorer.run({ input: ours.input, output: ours.output } as never)
+      const mastra = await scorer.run(theirs as never)
+      expect({ scorer: scorer.id, score: (mine as { score?: number }).score }).toEqual({
+        scorer: scorer.id,
+        score: (mastra as { score?: number }).score,
+      })
+    }
   })
 })
