@@ -44,7 +44,9 @@ export interface Processor {
   readonly name?: string
   processInput?(args: ProcessInputArgs): JudgeMessage[] | undefined | Promise<JudgeMessage[] | undefined>
   processOutputResult?(args: ProcessOutputResultArgs): string | undefined | Promise<string | undefined>
+  // Mastra's processors return nothing when they do not ask for a retry; `void` keeps them assignable.
   processAPIError?(
     args: ProcessAPIErrorArgs,
+    // biome-ignore lint/suspicious/noConfusingVoidType: Mastra's Processor signature (async processors resolve to void)
   ): ProcessAPIErrorResult | undefined | void | Promise<ProcessAPIErrorResult | undefined | void>
 }
