@@ -127,6 +127,16 @@ describe('decodeOtlpJson on the Collector example and edge cases', () => {
     expect(Buffer.isBuffer(span!.attributes.bytes)).toBe(false)
   })
 
+  it('accepts unpadded base64 ids (22 and 11 chars)', () => {
+    const traceId = Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex')
+      .toString('base64')
+      .replace(/=+$/, '')
+    const spanId = Buffer.from('b7ad6b7169203331', 'hex').toString('base64').replace(/=+$/, '')
+    expect([traceId.length, spanId.length]).toEqual([22, 11])
+    const [span] = decodeOtlpJson(spanJson({ traceId, spanId }))
+    expect([span!.traceId, span!.spanId]).toEqual(['0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331'])
+  })
+
   it('treats missing, empty and all-zero parentSpanId as a root', () => {
     for (const parentSpanId of [undefined, '', '0000000000000000', null]) {
       expect(decodeOtlpJson(spanJson({ parentSpanId }))[0]!.parentSpanId).toBeUndefined()

@@ -163,7 +163,11 @@ function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string
   if (value.length === bytes * 2) {
     if (HEX_LOWER.test(value)) return value
     if (HEX_ANY.test(value)) return value.toLowerCase()
-  } else if (value.length === Math.ceil(bytes / 3) * 4 && BASE64.test(value)) {
+  } else if (
+    // Padded (24/12 chars) or unpadded (22/11) base64 or base64url.
+    (value.length === Math.ceil(bytes / 3) * 4 || value.length === Math.ceil((bytes * 4) / 3)) &&
+    BASE64.test(value)
+  ) {
     const raw = Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64')
     if (raw.length === bytes) return raw.toString('hex')
   }
