@@ -1,7 +1,7 @@
 import type { Attributes, AttributeValue } from '../model/index.ts'
 import type { Notes } from './notes.ts'
 
-/** The string value of an attribute, or undefined when absent or not a non-empty string. */
+/** An attribute as a string (numbers and booleans converted); undefined when absent, empty or structured. */
 export function readString(attributes: Attributes, key: string): string | undefined {
   const value = attributes[key]
   if (typeof value === 'string') return value.length > 0 ? value : undefined
