@@ -6,6 +6,7 @@
  * spans, null keys. Rounds alternate subject and baseline, each with a fresh consumer group, the
  * best round of each kept. Run with `npx tsx bench/ingest.bench.ts`; `run()` returns the rows.
  */
+import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
 import { createKafkaSource } from '../src/ingest/kafka-source.ts'
 import {
   chunks,
@@ -31,6 +32,13 @@ export interface IngestBenchRow {
   baselineSpansPerCpuSec: number
   /** subject / baseline, per CPU second. */
   cpuRatio: number
+  /** The decoder alone on the same payloads (no Kafka), spans per CPU second. */
+  decodeOnlySpansPerCpuSec: number
+  /**
+   * The best per-CPU ratio one thread could reach with this decoder if assembling cost nothing:
+   * baseline CPU / (baseline CPU + decode CPU).
+   */
+  cpuRatioBound: number
 }
 
 /** Wall and CPU seconds of one round. */
@@ -62,6 +70,7 @@ async function prepare(topic: string, runs: number, spansPerRecord: number) {
   let records = 0
   let spans = 0
   let payloadBytes = 0
+  const payloads: Buffer[] = []
   for (let seed = 0; seed < runs / 1000; seed++) {
     const traffic = generateAgentTraffic({ runs: 1000, seed: seed + 1 })
     const messages = chunks(traffic.spans, spansPerRecord).map((batch) => ({
@@ -72,9 +81,10 @@ async function prepare(topic: string, runs: number, spansPerRecord: number) {
     records += messages.length
     spans += traffic.spans.length
     payloadBytes += messages.reduce((n, m) => n + m.value.length, 0)
+    payloads.push(...messages.map((m) => m.value))
   }
   await producer.disconnect()
-  return { records, spans, payloadBytes }
+  return { records, spans, payloadBytes, payloads }
 }
 
 /** A bare kafkajs consumer group reading every record of the topic (same fetch settings as the source). */
@@ -118,7 +128,14 @@ export async function run(options: { runs?: number; rounds?: number } = {}): Pro
   const runs = options.runs ?? 40_000
   const rounds = options.rounds ?? 3
   const topic = uniqueName('bench-ingest')
-  const { records, spans, payloadBytes } = await prepare(topic, runs, 50)
+  const { records, spans, payloadBytes, payloads } = await prepare(topic, runs, 50)
+  let decodeCpu = Infinity
+  for (let round = 0; round < rounds; round++) {
+    const cpu0 = process.cpuUsage()
+    for (const payload of payloads) decodeOtlpTraces(payload, 'otlp_proto')
+    const cpu = process.cpuUsage(cpu0)
+    decodeCpu = Math.min(decodeCpu, (cpu.user + cpu.system) / 1e6)
+  }
   const best = { subject: { wall: Infinity, cpu: Infinity }, baseline: { wall: Infinity, cpu: Infinity } }
   for (let round = 0; round < rounds; round++) {
     const b = await baseline(topic, records)
@@ -138,6 +155,8 @@ export async function run(options: { runs?: number; rounds?: number } = {}): Pro
       subjectSpansPerCpuSec: spans / best.subject.cpu,
       baselineSpansPerCpuSec: spans / best.baseline.cpu,
       cpuRatio: best.baseline.cpu / best.subject.cpu,
+      decodeOnlySpansPerCpuSec: spans / decodeCpu,
+      cpuRatioBound: best.baseline.cpu / (best.baseline.cpu + decodeCpu),
     },
   ]
 }
@@ -149,7 +168,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       `${row.case}: ${row.spans} spans in ${row.records} records (${(row.payloadBytes / 1e6).toFixed(1)} MB); ` +
         `consume+decode+assemble ${Math.round(row.subjectSpansPerSec)} spans/s, ` +
         `bare kafkajs consumer ${Math.round(row.baselineSpansPerSec)} spans/s; ratio ${row.ratio.toFixed(2)} (target >= 0.7); ` +
-        `per CPU second ${Math.round(row.subjectSpansPerCpuSec)} vs ${Math.round(row.baselineSpansPerCpuSec)}, ratio ${row.cpuRatio.toFixed(2)}`,
+        `per CPU second ${Math.round(row.subjectSpansPerCpuSec)} vs ${Math.round(row.baselineSpansPerCpuSec)}, ratio ${row.cpuRatio.toFixed(2)}; ` +
+        `decoder alone ${Math.round(row.decodeOnlySpansPerCpuSec)} spans per CPU second, so one thread cannot beat a ratio of ${row.cpuRatioBound.toFixed(2)}`,
     )
   }
 }
