@@ -68,9 +68,14 @@ describe('kill -9 of tracescore run during a stream', () => {
     const producer = kafka.producer()
     await producer.connect()
     let placements = new Map<string, Placement>()
+    let produced = 0
+    const rate = RUNS / 150
     const producing = produceRuns(producer, topic, runs, {
       partitions: PARTITIONS,
-      ratePerSec: RUNS / 150,
+      ratePerSec: rate,
+      onBatch: (n) => {
+        produced = n
+      },
     }).then((p) => {
       placements = p
     })
@@ -88,12 +93,15 @@ describe('kill -9 of tracescore run during a stream', () => {
     // Kill, note what was scored but not committed at that moment, restart.
     const inFlightAtKill: { at: number; committed: Map<number, number> }[] = []
     const kills: (NodeJS.Signals | null)[] = []
+    // Each kill hits a process in steady streaming: it has run 3 s and caught up with the producer
+    // to within ~2 s of traffic (after a restart it first replays the backlog of the 30 s rejoin).
     for (let k = 0; k < KILLS; k++) {
-      const before = rx.scores.size
+      const readyAt = Date.now()
       await until(
-        () => rx.scores.size >= before + 200,
-        60_000,
-        () => `progress before kill ${k + 1} (${rx.scores.size} scores)`,
+        () => Date.now() - readyAt > 3_000 && delivered().size >= Math.min(produced, runs.length) - 2 * rate,
+        90_000,
+        () => `catching up before kill ${k + 1} (${delivered().size} runs scored, ${produced} produced)`,
+        250,
       )
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000))
       const at = Date.now()
