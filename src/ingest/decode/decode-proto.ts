@@ -71,8 +71,6 @@ const ANY_BYTES = 0x3a // 7 bytes_value
 // ArrayValue / KeyValueList
 const LIST_VALUES = 0x0a // 1 values
 
-const EMPTY_SCOPE: InstrumentationScope = Object.freeze({ name: '' }) as InstrumentationScope
-
 /**
  * Decodes a protobuf `ExportTraceServiceRequest` (or `TracesData`, same bytes) and hands every span
  * to `visit` with the encoded size of its `Span` message, in payload order.
@@ -133,7 +131,7 @@ function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, vi
     if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end))
     else r.skip(tag, end)
   }
-  scope ??= EMPTY_SCOPE
+  scope ??= { name: '' }
   r.pos = start
   while (r.pos < end) {
     const tag = r.tag(end)
