@@ -1,4 +1,4 @@
-import type { AgentRun, Span } from '../model/index.ts'
+import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { agentSpansOf } from './agent-spans.ts'
@@ -34,7 +34,33 @@ function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const runIds = new Set(agents.map((agent) => agent.spanId))
   const isRun = (span: Span) => runIds.has(span.spanId)
   const adopted = adoptOrphans(tree, agents)
-  return agents.map((agent) => buildRun(tree, agent, adopted.get(agent.spanId) ?? [], isRun))
+  return agents.map((agent) => {
+    try {
+      return buildRun(tree, agent, adopted.get(agent.spanId) ?? [], isRun)
+    } catch (error) {
+      return bareRun(agent, error)
+    }
+  })
+}
+
+/**
+ * The last line of defence of "never throws": a run that could not be rebuilt (a reader bug on
+ * data nobody foresaw) still comes out, with its identity from the span and the error in `notes`,
+ * so one odd trace never stops the pipeline.
+ */
+function bareRun(agent: Span, error: unknown): AgentRun {
+  const message = error instanceof Error ? error.message : String(error)
+  return {
+    traceId: agent.traceId,
+    spanId: agent.spanId,
+    convention: readerFor(agent)?.convention ?? 'genai',
+    status: agent.status.code === StatusCode.ERROR ? 'error' : 'ok',
+    startTimeUnixNano: agent.startTimeUnixNano,
+    endTimeUnixNano: agent.endTimeUnixNano,
+    input: { inputMessages: [], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} },
+    output: [],
+    notes: [`the run could not be rebuilt: ${message}`],
+  }
 }
 
 function buildRun(

@@ -148,6 +148,27 @@ describe('extractAgentRuns on bad or partial data', () => {
     expect(runs).toHaveLength(1)
   })
 
+  it('still gives a run, with the error noted, when reading its spans throws', () => {
+    const agent = span({ id: 'a1', end: 100, attributes: agentAttributes })
+    const hostile = span({
+      id: 'c1',
+      parent: 'a1',
+      start: 1,
+      attributes: { 'gen_ai.operation.name': 'chat' },
+    })
+    Object.defineProperty(hostile.attributes, 'gen_ai.output.messages', {
+      enumerable: true,
+      get() {
+        throw new Error('boom')
+      },
+    })
+    const runs = extractAgentRuns([agent, hostile])
+    expect(runs).toHaveLength(1)
+    expect(runs[0]!.spanId).toBe(sid('a1'))
+    expect(runs[0]!.output).toEqual([])
+    expect(runs[0]!.notes).toEqual(['the run could not be rebuilt: boom'])
+  })
+
   it('never throws on odd attribute values', () => {
     const odd: AttributeValue[] = [
       null,
