@@ -209,6 +209,14 @@ describe('decodeOtlpJson on the Collector example and edge cases', () => {
     expect(errorOf(() => decodeOtlpJson(attrs(1e300))).code).toBe('invalid_field')
   })
 
+  it('rejects a hostile 1 MB bytesValue (spaces then a bad char) at once, without regex backtracking', () => {
+    const bytesValue = `${' '.repeat(1_000_000)}!`
+    const error = errorOf(() =>
+      decodeOtlpJson(spanJson({ attributes: [{ key: 'b', value: { bytesValue } }] })),
+    )
+    expect(error.code).toBe('invalid_field')
+  })
+
   it('limits nesting depth with too_deep', () => {
     let value: unknown = { stringValue: 'x' }
     for (let i = 0; i < 200; i++) value = { arrayValue: { values: [value] } }

@@ -16,7 +16,8 @@ import type { OtlpSpanVisitor } from './span-visitor.ts'
 const HEX_LOWER = /^[0-9a-f]+$/
 const HEX_ANY = /^[0-9a-fA-F]+$/
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
-const BASE64_LOOSE = /^[A-Za-z0-9+/_\-\s]*={0,2}\s*$/
+/** Base64 with whitespace allowed; written so that no input makes it backtrack more than linearly. */
+const BASE64_LOOSE = /^[A-Za-z0-9+/_\-\s]*(?:=\s*){0,2}$/
 const UNSIGNED = /^[0-9]+$/
 const SIGNED = /^-?[0-9]+$/
 
