@@ -210,8 +210,7 @@ function enumOf(
   if (value === undefined || value === null) return 0
   if (typeof value === 'number' && Number.isInteger(value)) return value >= 0 && value <= max ? value : 0
   if (typeof value === 'string') {
-    const named = names[value]
-    if (named !== undefined) return named
+    if (Object.hasOwn(names, value)) return names[value]!
   }
   fail(cur, field, 'expected an enum integer')
 }
