@@ -250,11 +250,14 @@ describe('decodeOtlpJson on mutated requests', () => {
     'x',
     'NaN',
     '1',
+    '__proto__',
+    'toString',
     [],
     [1, 'a'],
     {},
     { stringValue: 3 },
     { key: 1 },
+    { key: '__proto__', value: { stringValue: 'p' } },
   ]
 
   /** Every object/array node of a parsed value, with a way to replace it. */
@@ -301,6 +304,8 @@ describe('decodeOtlpJson on mutated requests', () => {
           if (typeof span.name !== 'string' || !/^[0-9]+$/.test(span.startTimeUnixNano)) {
             expect.fail('bad span')
           }
+          if (typeof span.kind !== 'number' || typeof span.status.code !== 'number') expect.fail('bad enum')
+          if (Object.getPrototypeOf(span.attributes) !== Object.prototype) expect.fail('prototype replaced')
         })
         decodes++
       } catch (error) {
