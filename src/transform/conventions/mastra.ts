@@ -60,6 +60,10 @@ function generationOutput(value: unknown): ChatMessage[] | undefined {
   return [{ role: 'assistant', parts }]
 }
 
+function firstKey(attributes: Span['attributes'], keys: readonly string[]): string | undefined {
+  return keys.find((key) => key in attributes)
+}
+
 /** Mastra's OTel exporter (`@mastra/otel-exporter`, `mastra.span.type` on every span). */
 export const mastraReader: ConventionReader = {
   convention: 'mastra',
@@ -79,7 +83,8 @@ export const mastraReader: ConventionReader = {
       agentName: readString(attributes, 'gen_ai.agent.name') ?? readString(attributes, 'agent.name'),
       conversationId:
         readString(attributes, 'gen_ai.conversation.id') ??
-        readString(attributes, 'mastra.metadata.threadId'),
+        readString(attributes, 'mastra.metadata.threadId') ??
+        readString(attributes, 'threadId'),
     }
   },
   instructions(span, notes) {
@@ -109,20 +114,16 @@ export const mastraReader: ConventionReader = {
   },
   toolCall(span, notes) {
     const attributes = span.attributes
-    const hasResult = 'gen_ai.tool.call.result' in attributes || 'output' in attributes
+    // 1.x writes gen_ai.tool.call.*; exporters before 1.0 wrote gen_ai.tool.input|output or input|output.
+    const argsKey = firstKey(attributes, ['gen_ai.tool.call.arguments', 'gen_ai.tool.input', 'input'])
+    const resultKey = firstKey(attributes, ['gen_ai.tool.call.result', 'gen_ai.tool.output', 'output'])
     return {
       toolCallId:
         readString(attributes, 'gen_ai.tool.call.id') ?? readString(attributes, 'mastra.metadata.toolCallId'),
       toolName: readString(attributes, 'gen_ai.tool.name') ?? readString(attributes, 'mastra.entity.name'),
-      args:
-        'gen_ai.tool.call.arguments' in attributes
-          ? readJson(attributes, 'gen_ai.tool.call.arguments', notes, span.spanId)
-          : readJson(attributes, 'input', notes, span.spanId),
-      result:
-        'gen_ai.tool.call.result' in attributes
-          ? readJson(attributes, 'gen_ai.tool.call.result', notes, span.spanId)
-          : readJson(attributes, 'output', notes, span.spanId),
-      hasResult,
+      args: argsKey ? readJson(attributes, argsKey, notes, span.spanId) : undefined,
+      result: resultKey ? readJson(attributes, resultKey, notes, span.spanId) : undefined,
+      hasResult: resultKey !== undefined,
     }
   },
   metadata(span) {
