@@ -14,7 +14,7 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../src/ingest/testing/agent-traffic.ts'
-import { createTopic, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
+import { createTopic, deleteTopics, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
 
 /** One benchmark result. */
 export interface IngestBenchRow {
@@ -137,11 +137,15 @@ export async function run(options: { runs?: number; rounds?: number } = {}): Pro
     decodeCpu = Math.min(decodeCpu, (cpu.user + cpu.system) / 1e6)
   }
   const best = { subject: { wall: Infinity, cpu: Infinity }, baseline: { wall: Infinity, cpu: Infinity } }
-  for (let round = 0; round < rounds; round++) {
-    const b = await baseline(topic, records)
-    const s = await subject(topic, records)
-    best.baseline = { wall: Math.min(best.baseline.wall, b.wall), cpu: Math.min(best.baseline.cpu, b.cpu) }
-    best.subject = { wall: Math.min(best.subject.wall, s.wall), cpu: Math.min(best.subject.cpu, s.cpu) }
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const b = await baseline(topic, records)
+      const s = await subject(topic, records)
+      best.baseline = { wall: Math.min(best.baseline.wall, b.wall), cpu: Math.min(best.baseline.cpu, b.cpu) }
+      best.subject = { wall: Math.min(best.subject.wall, s.wall), cpu: Math.min(best.subject.cpu, s.cpu) }
+    }
+  } finally {
+    await deleteTopics(kafka, [topic])
   }
   return [
     {

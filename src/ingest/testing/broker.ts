@@ -29,6 +29,17 @@ export async function createTopic(kafka: Kafka, topic: string, numPartitions = 1
   }
 }
 
+/** Deletes topics (benchmarks clean up the large ones they create). */
+export async function deleteTopics(kafka: Kafka, topics: string[]): Promise<void> {
+  const admin = kafka.admin()
+  await admin.connect()
+  try {
+    await admin.deleteTopics({ topics })
+  } finally {
+    await admin.disconnect()
+  }
+}
+
 /** The end offset (high watermark) of every partition of a topic. */
 export async function endOffsets(kafka: Kafka, topic: string): Promise<Map<number, string>> {
   const admin = kafka.admin()
