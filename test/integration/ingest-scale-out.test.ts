@@ -14,6 +14,7 @@ import {
 import {
   createTopic,
   fullyCommitted,
+  readTopic,
   testBrokers,
   testKafka,
   uniqueName,
@@ -166,6 +167,12 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
     const halves = chunks(traffic.runs, 30)
     try {
       await sendRaw(halves[0]!, 5, traffic.plainTraces.flat())
+      // A poison record among them: the repartition stage dead-letters it and moves on.
+      await producer.send({
+        topic: raw,
+        acks: -1,
+        messages: [{ key: null, value: Buffer.from([0x0a, 0xff, 0xff]) }],
+      })
       await waitFor('some runs delivered by a', () => deliveries.some((d) => d.by === 'a'))
       await Promise.all([a.stop(), repartitioners[0]!.stop()])
       await sendRaw(halves[1]!, 6)
@@ -182,6 +189,10 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
     }
     checkDeliveries(traffic.runs, deliveries, 'a')
     const produced = repartitioners.reduce((n, r) => n + r.stats().traceRecords, 0)
+    // At least once: a rebalance between the produce and the commit may dead-letter it twice.
+    expect(repartitioners.reduce((n, r) => n + r.stats().deadLetters, 0)).toBeGreaterThanOrEqual(1)
+    const [dead] = await readTopic(kafka, `${raw}_dlq`, 1)
+    expect(dead!.headers['tracescore-error-code']).toBe('truncated')
     expect(produced).toBeGreaterThanOrEqual(traffic.runs.length + traffic.plainTraces.length)
   })
 })
