@@ -345,6 +345,10 @@ function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): 
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
+/**
+ * An `intValue` (decimal string or JSON number) as a number when safe, else its decimal text. A JSON
+ * number beyond 2^53 has already lost precision in `JSON.parse`; it gives the text of that double.
+ */
 function intOf(value: unknown, cur: Cursor, field: string): number | string {
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value)) return value

@@ -12,11 +12,13 @@ export type GenValue =
   | { t: 'kvlist'; v: [string, GenValue][] }
   | { t: 'empty' }
 
+/** A span event as written on the wire by the test encoders. */
 export interface GenEvent {
   name: string
   time: bigint
   attributes: [string, GenValue][]
 }
+/** A span link as written on the wire by the test encoders. */
 export interface GenLink {
   traceId: string
   spanId: string
@@ -38,10 +40,12 @@ export interface GenSpan {
   links: GenLink[]
   status: { code: number; message: string } | undefined
 }
+/** A ScopeSpans: its scope (absent when undefined) and spans. */
 export interface GenScopeSpans {
   scope: { name: string; version: string; attributes: [string, GenValue][] } | undefined
   spans: GenSpan[]
 }
+/** A ResourceSpans: its resource attributes (absent when undefined) and scope spans. */
 export interface GenResourceSpans {
   resource: [string, GenValue][] | undefined
   scopeSpans: GenScopeSpans[]
@@ -229,6 +233,7 @@ export function expectedValue(value: GenValue): AttributeValue {
   }
 }
 
+/** The attributes object a correct decoder must produce for typed key-values. */
 export function expectedAttributes(kvs: [string, GenValue][]): Attributes {
   const out: Attributes = {}
   for (const [k, v] of kvs) {
