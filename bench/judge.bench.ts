@@ -37,6 +37,10 @@ export interface JudgeBenchRow {
   maxInFlight: number
   /** CPU time of the tracescore process per score (the judge runs in another process). */
   cpuMsPerScore: number
+  /** Mean request time the client saw: L plus this busy machine's delays. */
+  observedLatencyMs: number
+  /** scores/s ÷ (C / observed latency): how fully the C slots were kept busy. */
+  busyRatio: number
   target: string
   met: string
 }
@@ -67,8 +71,33 @@ async function startJudgeProcess(latencyMs: number) {
 
 type JudgeProcess = Awaited<ReturnType<typeof startJudgeProcess>>
 
-function judgeScorers(judge: JudgeProcess) {
-  const model = createOpenAICompatible({ name: 'scripted', baseURL: judge.baseURL })('bench-judge')
+/** What one case measured. */
+interface Measured {
+  rate: number
+  maxInFlight: number
+  cpuMs: number
+  /** Mean judge request time seen by the client (L plus the machine's scheduling delays). */
+  observedMs: number
+}
+
+/** Client-side judge request times (request sent → response headers), to compare with L. */
+function requestTimer() {
+  const times: number[] = []
+  const timedFetch: typeof fetch = async (input, init) => {
+    const started = performance.now()
+    const response = await fetch(input, init)
+    times.push(performance.now() - started)
+    return response
+  }
+  return { timedFetch, meanMs: () => times.reduce((a, b) => a + b, 0) / Math.max(1, times.length) }
+}
+
+function judgeScorers(judge: JudgeProcess, timedFetch?: typeof fetch) {
+  const model = createOpenAICompatible({
+    name: 'scripted',
+    baseURL: judge.baseURL,
+    ...(timedFetch ? { fetch: timedFetch } : {}),
+  })('bench-judge')
   return {
     judged: {
       scorer: createScorer({
@@ -85,12 +114,9 @@ function judgeScorers(judge: JudgeProcess) {
   }
 }
 
-async function viaPipeline(
-  runs: RunRecord[],
-  c: number,
-  latencyMs: number,
-): Promise<[number, number, number]> {
+async function viaPipeline(runs: RunRecord[], c: number, latencyMs: number): Promise<Measured> {
   const judge = await startJudgeProcess(latencyMs)
+  const timer = requestTimer()
   const receiver = await startOtlpReceiver()
   const kafka = testKafka('bench-judge')
   const topic = uniqueName('bench-judge')
@@ -109,7 +135,7 @@ async function viaPipeline(
     },
     assembly: { settleMs: 100 },
     judges: { defaultLimits: { concurrency: c }, timeoutMs: 30_000 },
-    scorers: judgeScorers(judge),
+    scorers: judgeScorers(judge, timer.timedFetch),
     sinks: { otlp: { endpoint: receiver.url } },
     metrics: { port: 0 },
   })
@@ -142,20 +168,18 @@ async function viaPipeline(
   await receiver.close()
   const { maxInFlight } = await judge.stats()
   judge.close()
-  return [
-    ((runs.length - 1) * 1000) / (last - first),
+  return {
+    rate: ((runs.length - 1) * 1000) / (last - first),
     maxInFlight,
-    (cpu.user + cpu.system) / 1000 / runs.length,
-  ]
+    cpuMs: (cpu.user + cpu.system) / 1000 / runs.length,
+    observedMs: timer.meanMs(),
+  }
 }
 
-async function scoringOnly(
-  runs: RunRecord[],
-  c: number,
-  latencyMs: number,
-): Promise<[number, number, number]> {
+async function scoringOnly(runs: RunRecord[], c: number, latencyMs: number): Promise<Measured> {
   const judge = await startJudgeProcess(latencyMs)
-  const scorers = judgeScorers(judge)
+  const timer = requestTimer()
+  const scorers = judgeScorers(judge, timer.timedFetch)
   configureJudgeFromConfig(resolveConfig({ judges: { defaultLimits: { concurrency: c } }, scorers }))
   const traces = runs.map((r) => decodeOtlpTraces(r.value, 'otlp_proto'))
   const cpu0 = process.cpuUsage()
@@ -167,7 +191,12 @@ async function scoringOnly(
   judge.close()
   const failed = results.flatMap((r) => r.records).filter((r) => r.error || r.score === undefined)
   if (failed.length > 0) throw new Error(`judge bench: ${failed.length} failed scores`)
-  return [(runs.length * 1000) / ms, maxInFlight, (cpu.user + cpu.system) / 1000 / runs.length]
+  return {
+    rate: (runs.length * 1000) / ms,
+    maxInFlight,
+    cpuMs: (cpu.user + cpu.system) / 1000 / runs.length,
+    observedMs: timer.meanMs(),
+  }
 }
 
 /** Runs every (path, C, L) case. */
@@ -185,7 +214,7 @@ export async function run(): Promise<JudgeBenchRow[]> {
       ['pipeline (Kafka -> OTLP)', viaPipeline],
       ['scoring only (scoreTrace + limiter)', scoringOnly],
     ] as const) {
-      const [rate, maxInFlight, cpuMs] = await measure(runs, c, latencyMs)
+      const { rate, maxInFlight, cpuMs, observedMs } = await measure(runs, c, latencyMs)
       const ideal = (c * 1000) / latencyMs
       const ratio = rate / ideal
       rows.push({
@@ -198,6 +227,8 @@ export async function run(): Promise<JudgeBenchRow[]> {
         ratio: Math.round(ratio * 100) / 100,
         maxInFlight,
         cpuMsPerScore: Math.round(cpuMs * 100) / 100,
+        observedLatencyMs: Math.round(observedMs * 10) / 10,
+        busyRatio: Math.round(((rate * observedMs) / 1000 / c) * 100) / 100,
         target: `>= 0.9x, in flight <= ${c}`,
         met: ratio >= 0.9 && maxInFlight <= c ? 'yes' : 'NO',
       })

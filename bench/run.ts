@@ -34,8 +34,10 @@ async function child(file: string): Promise<void> {
 }
 
 const cell = (value: unknown): string => {
-  if (typeof value === 'number')
-    return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toPrecision(4)
+  if (typeof value === 'number') {
+    if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US')
+    return String(Math.round(value * 1000) / 1000)
+  }
   return value === undefined || value === null ? '' : String(value)
 }
 
