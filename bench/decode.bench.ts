@@ -222,6 +222,8 @@ export function decodeBenchPayloads(): DecodeBenchPayload[] {
     syntheticCase('genai (agent/chat/tool, KB messages)', 80, (first) => genAiSpans(20, first)),
     // 500 spans per record, one distinct url.path each: 12000 in all.
     syntheticCase('small (http, 7 short attributes)', 24, (first) => smallSpans(500, first)),
+    // One span per record: the per-record cost (a Kafka record per span or per tiny trace).
+    syntheticCase('tiny (1 small span per record)', 6000, (first) => smallSpans(1, first)),
   ]
   // Real agent traces (Mastra, AI SDK 6/7, OpenInference, GenAI) from the test fixtures, one record per trace.
   const fixtures = listFixtures().map((entry) => loadFixture(entry))
