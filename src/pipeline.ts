@@ -136,6 +136,8 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
         budget,
         metrics,
         now: deps.now,
+        agentSpanIds: trace.agentSpanIds,
+        incomplete: trace.incomplete,
       })
       for (const d of decisions)
         logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)

@@ -18,11 +18,17 @@ export interface ScoreTraceOptions {
   budget?: TokenBudget
   metrics?: Metrics
   now?: () => number
+  /** Score only the runs of these agent spans (the ones the assembler released this time). */
+  agentSpanIds?: readonly string[]
+  /** The trace was finalized by age or by the buffer cap: its runs are flagged incomplete. */
+  incomplete?: boolean
 }
 
 /** Transform + scoring for one assembled trace: finds its agent runs and runs every scorer on each. */
 export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
-  const runs = extractAgentRuns(spans)
+  const wanted = options.agentSpanIds ? new Set(options.agentSpanIds) : undefined
+  const runs = extractAgentRuns(spans).filter((run) => !wanted || wanted.has(run.spanId))
+  if (options.incomplete) for (const run of runs) run.incomplete = true
   const { metrics } = options
   const perRun = await Promise.all(
     runs.map(async (run) => {

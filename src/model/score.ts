@@ -26,6 +26,8 @@ export interface ScoreRecord {
   error?: { type: string; message: string }
   judge?: JudgeUsage
   samplingRate?: number
+  /** The run was rebuilt from a trace finalized by age or by the buffer cap (spans may be missing). */
+  incomplete?: boolean
   /** Epoch milliseconds when the score was produced. */
   timestampMs: number
 }

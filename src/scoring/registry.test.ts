@@ -54,6 +54,13 @@ describe('scoreRun', () => {
     })
   })
 
+  it('flags the record of a run rebuilt from an incomplete trace', async () => {
+    const [complete] = await scoreRun(run(), entries({ a: { scorer: constant('a', 1) } }))
+    const [partial] = await scoreRun(run({ incomplete: true }), entries({ a: { scorer: constant('a', 1) } }))
+    expect(complete!.record!.incomplete).toBeUndefined()
+    expect(partial!.record!.incomplete).toBe(true)
+  })
+
   it('filters by agent, service, convention, status and predicate (fail closed on throw)', () => {
     expect(matchesFilter(run(), { agentNames: ['support'] })).toBe(true)
     expect(matchesFilter(run(), { agentNames: ['other'] })).toBe(false)

@@ -120,6 +120,7 @@ export async function scoreRun(
         scorerKind: 'code',
         samplingRate,
         timestampMs: 0,
+        ...(run.incomplete ? { incomplete: true } : {}),
       }
       try {
         const result = await scorer.run({

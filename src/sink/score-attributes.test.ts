@@ -91,3 +91,12 @@ describe('scoreSpanAttributes', () => {
     expect(tracescoreVersion).toBe(pkg.default.version)
   })
 })
+
+describe('scoreSpanAttributes for incomplete runs', () => {
+  it('marks a score of a run rebuilt from an incomplete trace, and only then', () => {
+    expect(scoreSpanAttributes(scoreRecordFixture({ incomplete: true }))['tracescore.run.incomplete']).toBe(
+      true,
+    )
+    expect(scoreSpanAttributes(scoreRecordFixture())).not.toHaveProperty('tracescore.run.incomplete')
+  })
+})

@@ -59,6 +59,7 @@ export function scoreSpanAttributes(record: ScoreRecord, passThreshold?: PassThr
   setDefined(attributes, 'tracescore.agent.name', record.agentName)
   setDefined(attributes, 'tracescore.agent.id', record.agentId)
   setDefined(attributes, 'tracescore.sampling.rate', record.samplingRate)
+  if (record.incomplete) attributes['tracescore.run.incomplete'] = true
   const judge = record.judge
   if (judge) {
     setDefined(attributes, 'tracescore.judge.model', judge.model)
