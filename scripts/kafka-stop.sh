@@ -9,17 +9,7 @@ source "$(dirname "$0")/lib/kafka-env.sh"
 log() { printf 'kafka: %s\n' "$*"; }
 
 if pid=$(kafka_running_pid); then
-  kill -TERM "$pid"
-  timeout=${KAFKA_STOP_TIMEOUT:-30}
-  for ((i = 0; i < timeout * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid still alive after ${timeout}s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  fi
+  stop_pid "$pid" "${KAFKA_STOP_TIMEOUT:-30}"
   log "stopped the broker on 127.0.0.1:$KAFKA_PORT (pid $pid)"
 else
   log "no broker started by us is running for $KAFKA_DIR"

@@ -7,17 +7,7 @@ source "$(dirname "$0")/lib/phoenix-env.sh"
 log() { printf 'phoenix: %s\n' "$*"; }
 
 if pid=$(phoenix_running_pid); then
-  kill -TERM "$pid"
-  timeout=${PHOENIX_STOP_TIMEOUT:-20}
-  for ((i = 0; i < timeout * 10; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "pid $pid still alive after ${timeout}s; sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  fi
+  stop_pid "$pid" "${PHOENIX_STOP_TIMEOUT:-20}"
   log "stopped Phoenix at $PHOENIX_URL (pid $pid)"
 else
   log "no Phoenix started by us is running for $PHOENIX_DIR"

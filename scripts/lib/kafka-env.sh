@@ -27,7 +27,4 @@ kafka_running_pid() {
   echo "$pid"
 }
 
-# True when something accepts TCP connections on 127.0.0.1:$1.
-port_open() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"

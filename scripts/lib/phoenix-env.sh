@@ -24,6 +24,4 @@ phoenix_running_pid() {
   echo "$pid"
 }
 
-port_open() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
+source "$(dirname "${BASH_SOURCE[0]}")/process.sh"
