@@ -186,6 +186,37 @@ describe('decodeOtlpProto on generated requests', () => {
     expect(Object.getOwnPropertyDescriptor(span!.attributes, '__proto__')!.value).toBe('x')
   })
 
+  it('hands out one resource object for the same resource bytes in different payloads', () => {
+    const resource: GenResourceSpans['resource'] = [
+      ['service.name', { t: 'string', v: 'cached-service' }],
+      ['host.cpu.count', { t: 'int', v: 8n }],
+    ]
+    const request = (): GenResourceSpans[] => [{ resource, scopeSpans: oneSpan({})[0]!.scopeSpans }]
+    const [a] = decodeOtlpProto(encodeProto(request()))
+    const [b] = decodeOtlpProto(encodeProto(request()))
+    expect(a!.resource).toEqual({ 'service.name': 'cached-service', 'host.cpu.count': 8 })
+    expect(b!.resource).toBe(a!.resource)
+  })
+
+  it('merges a repeated resource field without altering the cached first resource', () => {
+    const spanMessage = (w: ProtoWriter) =>
+      w.message(2, (ss) => ss.message(2, (s) => s.hexField(1, 'ab'.repeat(16)).hexField(2, 'cd'.repeat(8))))
+    const resourceA = (w: ProtoWriter) =>
+      w.message(1, (r) =>
+        r.message(1, (kv) => kv.stringField(1, 'a').message(2, (v) => v.stringField(1, 'A'))),
+      )
+    const resourceB = (w: ProtoWriter) =>
+      w.message(1, (r) =>
+        r.message(1, (kv) => kv.stringField(1, 'b').message(2, (v) => v.stringField(1, 'B'))),
+      )
+    const onlyA = new ProtoWriter().message(1, (rs) => spanMessage(resourceA(rs))).finish()
+    const both = new ProtoWriter().message(1, (rs) => spanMessage(resourceB(resourceA(rs)))).finish()
+    const [first] = decodeOtlpProto(onlyA)
+    expect(decodeOtlpProto(both)[0]!.resource).toEqual({ a: 'A', b: 'B' })
+    expect(first!.resource).toEqual({ a: 'A' })
+    expect(decodeOtlpProto(onlyA)[0]!.resource).toEqual({ a: 'A' })
+  })
+
   it('treats an all-zero parent span id as a root span', () => {
     const [span] = decodeOtlpProto(encodeProto(oneSpan({ parentSpanId: '0000000000000000' })))
     expect(span!.parentSpanId).toBeUndefined()

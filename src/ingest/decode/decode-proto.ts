@@ -11,6 +11,7 @@ import type {
 } from '../../model/span.ts'
 import { MAX_VALUE_DEPTH, setAttribute } from './attributes.ts'
 import { int64ToValue, uint64ToDecimal } from './int64-decimal.ts'
+import { MessageCache } from './message-cache.ts'
 import { ProtobufReader } from './protobuf-reader.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
 
@@ -71,6 +72,9 @@ const ANY_BYTES = 0x3a // 7 bytes_value
 // ArrayValue / KeyValueList
 const LIST_VALUES = 0x0a // 1 values
 
+/** Decoded resources by their bytes: 64 services' resources of up to 8 KB each. */
+const resourceCache = new MessageCache<Attributes>(6, 8192)
+
 /**
  * Decodes a protobuf `ExportTraceServiceRequest` (or `TracesData`, same bytes) and hands every span
  * to `visit` with the encoded size of its `Span` message, in payload order.
@@ -101,8 +105,14 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
   let resource: Attributes | undefined
   while (r.pos < end) {
     const tag = r.tag(end)
-    if (tag === RS_RESOURCE) resource = readResource(r, r.lengthEnd(end), resource)
-    else r.skip(tag, end)
+    if (tag === RS_RESOURCE) {
+      const resourceEnd = r.lengthEnd(end)
+      // A repeated resource field merges into the first: into a copy, as that may be a cached object.
+      resource =
+        resource === undefined
+          ? readCachedResource(r, resourceEnd)
+          : readResource(r, resourceEnd, { ...resource })
+    } else r.skip(tag, end)
   }
   resource ??= {}
   r.pos = start
@@ -111,6 +121,24 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
     if (tag === RS_SCOPE_SPANS) readScopeSpans(r, r.lengthEnd(end), resource, visit)
     else r.skip(tag, end)
   }
+}
+
+/**
+ * Reads a `Resource`, or returns the attributes object already decoded from the same bytes (in this
+ * payload or an earlier one): a service's resource repeats in every record it exports.
+ */
+function readCachedResource(r: ProtobufReader, end: number): Attributes {
+  const start = r.pos
+  if (end - start > resourceCache.maxBytes) return readResource(r, end, undefined)
+  const slot = resourceCache.slot(r.buf, start, end)
+  const cached = resourceCache.get(slot, r.buf, start, end)
+  if (cached !== undefined) {
+    r.pos = end
+    return cached
+  }
+  const attributes = readResource(r, end, undefined)
+  resourceCache.set(slot, r.buf, start, end, attributes)
+  return attributes
 }
 
 function readResource(r: ProtobufReader, end: number, merged: Attributes | undefined): Attributes {
