@@ -69,8 +69,9 @@ function visitAmbiguous(payload: Uint8Array, text: string, visit: OtlpSpanVisito
  * Decodes one OTLP `ExportTraceServiceRequest` (protobuf bytes or OTLP/JSON) into normalized spans,
  * in payload order. The encoding is detected when omitted: a string, or bytes starting with `{`
  * after whitespace, is JSON; anything else protobuf. Throws {@link OtlpDecodeError} on malformed input.
- * The spans of one `ResourceSpans` share one `resource` object, and those of one `ScopeSpans` one
- * `scope`: treat them as read-only.
+ * The spans of one `ResourceSpans` share one `resource` object (protobuf: so do all spans whose
+ * resource has the same bytes, across payloads), and those of one `ScopeSpans` one `scope`: treat
+ * them as read-only.
  */
 export function decodeOtlpTraces(payload: Uint8Array | string, encoding?: OtlpEncoding): Span[] {
   const spans: Span[] = []
