@@ -168,32 +168,37 @@ export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   }
 
   const deliver = (trace: IngestedTrace, attempt: number) => {
-    // Through a promise, so a downstream that throws synchronously is retried like a rejection.
-    Promise.resolve(trace)
-      .then(options.onTrace)
-      .then(
-        () => {
-          counters.tracesDelivered++
-          finish(trace)
+    // A downstream that throws synchronously is retried like a rejection. Called directly rather
+    // than through `Promise.resolve(trace).then(onTrace)`: one promise less per trace.
+    let delivered: Promise<void>
+    try {
+      delivered = Promise.resolve(options.onTrace(trace))
+    } catch (error) {
+      delivered = Promise.reject(error)
+    }
+    delivered.then(
+      () => {
+        counters.tracesDelivered++
+        finish(trace)
+        inFlight--
+        pump()
+      },
+      (error: unknown) => {
+        counters.deliveryFailures++
+        log.warn(
+          { err: error, traceId: trace.traceId, attempt },
+          'downstream failed for a trace; its offsets wait and it is retried',
+        )
+        // A trace whose records were revoked is someone else's now: stop retrying it.
+        if (stopping || !trace.recordRefs.some((ref) => tracker.isCurrent(ref))) {
           inFlight--
           pump()
-        },
-        (error: unknown) => {
-          counters.deliveryFailures++
-          log.warn(
-            { err: error, traceId: trace.traceId, attempt },
-            'downstream failed for a trace; its offsets wait and it is retried',
-          )
-          // A trace whose records were revoked is someone else's now: stop retrying it.
-          if (stopping || !trace.recordRefs.some((ref) => tracker.isCurrent(ref))) {
-            inFlight--
-            pump()
-            return
-          }
-          const delay = Math.min(retryBackoffMs * 2 ** attempt, 30_000)
-          setTimeout(() => deliver(trace, attempt + 1), delay).unref()
-        },
-      )
+          return
+        }
+        const delay = Math.min(retryBackoffMs * 2 ** attempt, 30_000)
+        setTimeout(() => deliver(trace, attempt + 1), delay).unref()
+      },
+    )
   }
 
   const pump = () => {

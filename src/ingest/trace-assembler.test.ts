@@ -153,6 +153,36 @@ describe('TraceAssembler', () => {
     expect(assembler.stats().duplicateSpans).toBe(1)
   })
 
+  it('ignores duplicates in a large trace too (beyond the span count checked by scanning)', () => {
+    const { clock, assembler } = setup()
+    const ids = Array.from({ length: 40 }, (_, i) => String(i).padStart(2, '0'))
+    assembler.add([agent(T1, 'a0'), ...ids.slice(0, 30).map((id) => span(T1, id))], 'r1')
+    assembler.add([...ids.slice(10).map((id) => span(T1, id)), span(T2, '01')], 'r2')
+    clock.t += 1_000
+    const [ready] = assembler.takeReady()
+    expect(ready!.spans.map((s) => s.spanId)).toEqual(['a0', ...ids])
+    expect(assembler.stats().duplicateSpans).toBe(20)
+  })
+
+  it('forgets the oldest released traces beyond maxReleasedTraces, re-released ones by their last release', () => {
+    const { clock, assembler } = setup({ maxReleasedTraces: 2 })
+    const late = (traceId: string) => assembler.add([span(traceId, 'late')], 'late').lateSpans
+    assembler.add([agent(T1, '01')], 'r1')
+    clock.t += 1_000
+    assembler.takeReady()
+    // A late agent run reopens T1: released again, it becomes the newest remembered trace.
+    assembler.add([agent(T1, '02')], 'r2')
+    assembler.add([agent(T2, '01')], 'r3')
+    clock.t += 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1, T2])
+    assembler.add([agent(T3, '01')], 'r4')
+    clock.t += 1_000
+    assembler.takeReady()
+    expect(late(T1)).toBe(0) // the oldest release, forgotten: its spans open a new trace
+    expect(late(T2)).toBe(1)
+    expect(late(T3)).toBe(1)
+  })
+
   it('counts late spans of a released trace and holds nothing for them', () => {
     const { clock, assembler } = setup()
     assembler.add([agent(T1, '01')], 'r1')

@@ -60,10 +60,14 @@ export interface AssemblerStats {
   rereleasedTraces: number
 }
 
+/** Up to this many spans a trace checks for duplicates by scanning its spans; beyond, a Set of ids. */
+const SCAN_DUPLICATES_UP_TO = 16
+
 interface OpenTrace<R> {
   traceId: string
   spans: Span[]
-  spanIds: Set<string>
+  /** Span ids, built only once the trace outgrows {@link SCAN_DUPLICATES_UP_TO} spans. */
+  spanIds: Set<string> | undefined
   bytes: number
   firstSeenMs: number
   lastSpanMs: number
@@ -81,6 +85,7 @@ interface OpenTrace<R> {
 }
 
 interface ReleasedTrace {
+  traceId: string
   releasedMs: number
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
@@ -113,6 +118,14 @@ export class TraceAssembler<R> {
   /** Open traces not yet settled, in order of their last span's arrival. */
   private readonly unsettled = new Map<string, OpenTrace<R>>()
   private readonly released = new Map<string, ReleasedTrace>()
+  /**
+   * Released traces in order of release (oldest first; entries no longer in `released` are skipped),
+   * so forgetting the oldest does not walk a Map from its start: a Map keeps the holes of deleted
+   * entries until it is rehashed, and iterating it from the start after many deletions at the front
+   * costs as many steps as holes.
+   */
+  private releasedOrder: (ReleasedTrace | undefined)[] = []
+  private releasedHead = 0
   private readonly ready: ReadyTrace<R>[] = []
   private bufferedSpans = 0
   private bufferedBytes = 0
@@ -146,8 +159,15 @@ export class TraceAssembler<R> {
     let late = 0
     // Late spans are gathered per trace first: a late agent span may reopen the trace.
     let lateByTrace: Map<string, Span[]> | undefined
-    for (const span of spans) {
-      let trace = this.open.get(span.traceId)
+    // Spans of one trace come together in a record: look a trace up once per run of its spans.
+    let lastTraceId: string | undefined
+    let trace: OpenTrace<R> | undefined
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!
+      if (span.traceId !== lastTraceId || trace === undefined) {
+        lastTraceId = span.traceId
+        trace = this.open.get(span.traceId)
+      }
       if (trace === undefined) {
         if (this.released.has(span.traceId)) {
           late++
@@ -219,6 +239,8 @@ export class TraceAssembler<R> {
     this.open.clear()
     this.unsettled.clear()
     this.released.clear()
+    this.releasedOrder = []
+    this.releasedHead = 0
     this.ready.length = 0
     this.bufferedSpans = 0
     this.bufferedBytes = 0
@@ -243,7 +265,7 @@ export class TraceAssembler<R> {
     const trace: OpenTrace<R> = {
       traceId,
       spans: [],
-      spanIds: new Set(),
+      spanIds: undefined,
       bytes: 0,
       firstSeenMs: now,
       lastSpanMs: now,
@@ -263,12 +285,14 @@ export class TraceAssembler<R> {
   private append(trace: OpenTrace<R>, span: Span, perSpanBytes: number, now: number, ref: R): boolean {
     const firstOfRecord = trace.refs[trace.refs.length - 1] !== ref
     if (firstOfRecord) trace.refs.push(ref)
-    if (trace.spanIds.has(span.spanId)) {
+    if (this.hasSpan(trace, span.spanId)) {
       this.duplicateSpans++
       return firstOfRecord
     }
-    trace.spanIds.add(span.spanId)
     trace.spans.push(span)
+    if (trace.spanIds !== undefined) trace.spanIds.add(span.spanId)
+    else if (trace.spans.length > SCAN_DUPLICATES_UP_TO)
+      trace.spanIds = new Set(trace.spans.map((s) => s.spanId))
     const bytes = perSpanBytes >= 0 ? perSpanBytes : estimateSpanBytes(span)
     trace.bytes += bytes
     this.bufferedBytes += bytes
@@ -303,10 +327,19 @@ export class TraceAssembler<R> {
     if (!this.rescoreLateSpans) trace.scoredAgentSpanIds = released.agentSpanIds
     trace.partial = released.spans === undefined
     for (const span of released.spans ?? []) this.append(trace, span, -1, now, ref)
+    released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
     trace.refs.length = 0
     for (const span of spans) this.append(trace, span, perSpanBytes, now, ref)
     this.rereleased++
     return true
+  }
+
+  /** True when the trace already holds a span with this id. */
+  private hasSpan(trace: OpenTrace<R>, spanId: string): boolean {
+    if (trace.spanIds !== undefined) return trace.spanIds.has(spanId)
+    const spans = trace.spans
+    for (let i = 0; i < spans.length; i++) if (spans[i]!.spanId === spanId) return true
+    return false
   }
 
   private looksComplete(trace: OpenTrace<R>): boolean {
@@ -330,6 +363,7 @@ export class TraceAssembler<R> {
     })
     this.releasedCount++
     const remembered: ReleasedTrace = {
+      traceId: trace.traceId,
       releasedMs: now,
       agentSpanIds: scored === undefined ? trace.agentSpanIds : [...scored, ...agentSpanIds],
       bytes: 0,
@@ -342,6 +376,7 @@ export class TraceAssembler<R> {
       this.retainedBytes += trace.bytes
     }
     this.released.set(trace.traceId, remembered)
+    this.releasedOrder.push(remembered)
     if (this.released.size > this.maxReleasedTraces) this.forgetReleased(now)
   }
 
@@ -363,10 +398,23 @@ export class TraceAssembler<R> {
 
   /** Forgets released traces past the late window or beyond the remembered count, oldest first. */
   private forgetReleased(now: number): void {
-    for (const [traceId, released] of this.released) {
+    const order = this.releasedOrder
+    while (this.releasedHead < order.length) {
+      const released = order[this.releasedHead]!
+      // Superseded by a later release of the same trace (or already dropped): only its slot is left.
+      if (this.released.get(released.traceId) !== released) {
+        order[this.releasedHead++] = undefined
+        continue
+      }
       const expired = now - released.releasedMs >= this.lateWindowMs
       if (!expired && this.released.size <= this.maxReleasedTraces) break
-      this.dropReleased(traceId, released)
+      order[this.releasedHead++] = undefined
+      this.dropReleased(released.traceId, released)
+    }
+    // Compact the queue once its consumed head outweighs what is left.
+    if (this.releasedHead > 1024 && this.releasedHead * 2 > order.length) {
+      this.releasedOrder = order.slice(this.releasedHead)
+      this.releasedHead = 0
     }
   }
 
@@ -377,9 +425,10 @@ export class TraceAssembler<R> {
       this.bufferedBytes + this.retainedBytes > this.maxBufferedBytes
     if (!over()) return
     if (this.retainedSpans > 0) {
-      for (const released of this.released.values()) {
+      for (let i = this.releasedHead; i < this.releasedOrder.length; i++) {
         if (!over()) return
-        if (released.spans === undefined) continue
+        const released = this.releasedOrder[i]
+        if (released === undefined || released.spans === undefined) continue
         this.retainedSpans -= released.spans.length
         this.retainedBytes -= released.bytes
         released.spans = undefined
