@@ -87,7 +87,8 @@ describe('configuration errors stop the CLI with exit code 2 and name the key', 
       `bad-${Math.random().toString(36).slice(2)}.config.ts`,
       `export default ${body}\n`,
     )
-    const result = await runCli(['run', '--config', file], { env })
+    // Only the override under test: a KAFKA_BROKERS from the caller's environment would hide the file's value.
+    const result = await runCli(['run', '--config', file], { env: { KAFKA_BROKERS: '', ...env } })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(expected)
     expect(result.stdout).toBe('')
