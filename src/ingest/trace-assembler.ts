@@ -284,7 +284,12 @@ export class TraceAssembler<R> {
   /** Adds a span to an open trace; true when this is the first span of `ref` in the trace. */
   private append(trace: OpenTrace<R>, span: Span, perSpanBytes: number, now: number, ref: R): boolean {
     const firstOfRecord = trace.refs[trace.refs.length - 1] !== ref
-    if (firstOfRecord) trace.refs.push(ref)
+    // A one-element literal holds one slot where a push on `[]` reserves 16: most traces have one
+    // record and one agent span, and every buffered trace pays for these arrays.
+    if (firstOfRecord) {
+      if (trace.refs.length === 0) trace.refs = [ref]
+      else trace.refs.push(ref)
+    }
     if (this.hasSpan(trace, span.spanId)) {
       this.duplicateSpans++
       return firstOfRecord
@@ -299,7 +304,8 @@ export class TraceAssembler<R> {
     this.bufferedSpans++
     if (span.parentSpanId === undefined || span.parentSpanId === '') trace.hasRoot = true
     if (this.isAgentRunSpan(span)) {
-      trace.agentSpanIds.push(span.spanId)
+      if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [span.spanId]
+      else trace.agentSpanIds.push(span.spanId)
       if (!isEnded(span)) trace.unendedAgents++
     }
     // Keep `unsettled` ordered by last arrival; traces touched at the same instant may stay in place.
@@ -328,7 +334,7 @@ export class TraceAssembler<R> {
     trace.partial = released.spans === undefined
     for (const span of released.spans ?? []) this.append(trace, span, -1, now, ref)
     released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
-    trace.refs.length = 0
+    trace.refs = []
     for (const span of spans) this.append(trace, span, perSpanBytes, now, ref)
     this.rereleased++
     return true
