@@ -6,6 +6,8 @@
  *   rate from the first score span received to the last.
  * - "scoring only": the same scorer over the same runs through `scoreTrace` with the limiter the
  *   configuration builds (no Kafka), all runs submitted at once.
+ * - "open runs": a 2 s judge under a 50,000-run backlog; the source must pause and open runs and
+ *   resident memory stay bounded (BENCH_JUDGE_ONLY_OPEN_RUNS=1 runs only this case).
  * Run alone with `npx tsx bench/judge.bench.ts`.
  */
 import { spawn } from 'node:child_process'
@@ -199,9 +201,102 @@ async function scoringOnly(runs: RunRecord[], c: number, latencyMs: number): Pro
   }
 }
 
-/** Runs every (path, C, L) case. */
-export async function run(): Promise<JudgeBenchRow[]> {
+/** Open runs and memory while a slow judge holds the pipeline back. */
+export interface OpenRunsRow {
+  path: string
+  concurrency: number
+  latencyMs: number
+  runs: number
+  /** Most traces released and waiting for (or in) scoring at once. */
+  maxOpenRuns: number
+  /** The source's pause threshold for released runs (`maxQueuedTraces`, 1,000). */
+  openRunsCap: number
+  paused: string
+  rssBeforeMiB: number
+  rssPeakMiB: number
+  /** (peak − before) ÷ most open runs. */
+  kibPerOpenRun: number
+  target: string
+  met: string
+}
+
+/**
+ * A judge at 2 s with C=4 (2 scores/s) under 50,000 pre-filled runs (250,000 spans): the source
+ * must pause, and open runs and resident memory must stay bounded while the backlog stays in
+ * Kafka. The bound: the source reads until the assembler holds `pauseAtBufferedSpans` (80% of
+ * 200,000 = 160,000 spans = 32,000 five-span runs) or 1,000 released runs wait, plus one fetch
+ * already under way (4 partitions x 1 MB = ~4,000 records); settling traces are released into the
+ * queue together, so the queue may hold all of them at once.
+ */
+async function openRuns(): Promise<OpenRunsRow> {
+  const n = 50_000
+  const c = 4
+  const latencyMs = 2_000
+  const runs = makeRuns(n, 99)
+  const judge = await startJudgeProcess(latencyMs)
+  const receiver = await startOtlpReceiver()
+  const kafka = testKafka('bench-open-runs')
+  const topic = uniqueName('bench-open-runs')
+  await createTopic(kafka, topic, 4)
+  const producer = kafka.producer()
+  await producer.connect()
+  await produceRuns(producer, topic, runs, { partitions: 4, batch: 500 })
+  await producer.disconnect()
+  const config = resolveConfig({
+    kafka: {
+      brokers: testBrokers(),
+      topic,
+      groupId: uniqueName('bench-open-runs'),
+      fromBeginning: true,
+      deadLetterTopic: `${topic}-dlq`,
+    },
+    assembly: { settleMs: 100 },
+    judges: { defaultLimits: { concurrency: c }, timeoutMs: 30_000 },
+    scorers: judgeScorers(judge),
+    sinks: { otlp: { endpoint: receiver.url } },
+    metrics: { port: 0 },
+  })
+  const pipeline = createPipeline(config, { logger: silentLogger() })
+  globalThis.gc?.()
+  const rssBefore = process.memoryUsage().rss
+  let rssPeak = rssBefore
+  let maxOpen = 0
+  let paused = false
+  await pipeline.start()
+  const until = Date.now() + 15_000
+  while (Date.now() < until) {
+    const st = pipeline.stats()
+    maxOpen = Math.max(maxOpen, st.queuedTraces + st.inFlightTraces)
+    paused ||= st.paused
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  await pipeline.stop()
+  await receiver.close()
+  judge.close()
+  const mib = (b: number) => Math.round(b / 2 ** 20)
+  const cap = 1_000
+  const bound = cap + 160_000 / 5 + 4_000
+  return {
+    path: 'open runs behind a slow judge (pipeline)',
+    concurrency: c,
+    latencyMs,
+    runs: n,
+    maxOpenRuns: maxOpen,
+    openRunsCap: cap,
+    paused: paused ? 'yes' : 'no',
+    rssBeforeMiB: mib(rssBefore),
+    rssPeakMiB: mib(rssPeak),
+    kibPerOpenRun: Math.round((rssPeak - rssBefore) / 1024 / Math.max(1, maxOpen)),
+    target: `paused, open runs <= ${bound.toLocaleString('en-US')} (span pause + queue cap + one fetch)`,
+    met: paused && maxOpen <= bound ? 'yes' : 'NO',
+  }
+}
+
+/** Runs every (path, C, L) case, then the open-runs case. */
+export async function run(): Promise<(JudgeBenchRow | OpenRunsRow)[]> {
   ensureBroker()
+  if (process.env.BENCH_JUDGE_ONLY_OPEN_RUNS) return [await openRuns()]
   // Real judges answer in 0.5–10 s; 50 ms is a stress case where per-request overhead shows.
   const cases = [
     { c: 4, latencyMs: 100, runs: 200 },
@@ -209,7 +304,7 @@ export async function run(): Promise<JudgeBenchRow[]> {
     { c: 32, latencyMs: 500, runs: 400 },
     { c: 16, latencyMs: 50, runs: 900 },
   ]
-  const rows: JudgeBenchRow[] = []
+  const rows: (JudgeBenchRow | OpenRunsRow)[] = []
   for (const { c, latencyMs, runs: n } of cases) {
     const runs = makeRuns(n, c)
     for (const [path, measure] of [
@@ -236,6 +331,7 @@ export async function run(): Promise<JudgeBenchRow[]> {
       })
     }
   }
+  rows.push(await openRuns())
   return rows
 }
 
