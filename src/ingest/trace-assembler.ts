@@ -80,7 +80,7 @@ interface OpenTrace<R> {
   scoredAgentSpanIds?: readonly string[]
   /** True when reopened from late spans alone (the earlier spans were not kept). */
   partial: boolean
-  /** True while the trace waits in `unsettled` for its quiet period. */
+  /** True while the trace waits in the unsettled queue for its quiet period. */
   inUnsettled: boolean
 }
 
@@ -115,8 +115,15 @@ export class TraceAssembler<R> {
 
   /** Open traces in order of first arrival (oldest first). */
   private readonly open = new Map<string, OpenTrace<R>>()
-  /** Open traces not yet settled, in order of their last span's arrival. */
-  private readonly unsettled = new Map<string, OpenTrace<R>>()
+  /**
+   * Open traces not yet settled, in order of their last span's arrival: entry i is a trace and the
+   * time of a span of it. An entry is stale once the trace got a later span (it has a newer entry)
+   * or left the queue; stale entries are skipped. A queue rather than a Map reordered on every
+   * touch: no Map delete and insert per trace and record, and no walk over a Map's deleted holes.
+   */
+  private unsettledTraces: (OpenTrace<R> | undefined)[] = []
+  private unsettledMs: number[] = []
+  private unsettledHead = 0
   private readonly released = new Map<string, ReleasedTrace>()
   /**
    * Released traces in order of release (oldest first; entries no longer in `released` are skipped),
@@ -194,11 +201,24 @@ export class TraceAssembler<R> {
   /** Releases every trace that is ready at the clock's current time (and those the caps finalized). */
   takeReady(): ReadyTrace<R>[] {
     const now = this.now()
-    for (const [traceId, trace] of this.unsettled) {
-      if (now - trace.lastSpanMs < this.settleMs) break
-      this.unsettled.delete(traceId)
+    const traces = this.unsettledTraces
+    const times = this.unsettledMs
+    while (this.unsettledHead < traces.length) {
+      const i = this.unsettledHead
+      const trace = traces[i]!
+      const current = trace.inUnsettled && trace.lastSpanMs === times[i]
+      if (current && now - trace.lastSpanMs < this.settleMs) break
+      traces[i] = undefined
+      this.unsettledHead++
+      if (!current) continue
       trace.inUnsettled = false
       if (this.looksComplete(trace)) this.release(trace, 'settled', now)
+    }
+    // Compact the queue once its consumed head outweighs what is left.
+    if (this.unsettledHead > 1024 && this.unsettledHead * 2 > traces.length) {
+      this.unsettledTraces = traces.slice(this.unsettledHead)
+      this.unsettledMs = times.slice(this.unsettledHead)
+      this.unsettledHead = 0
     }
     for (const trace of this.open.values()) {
       if (now - trace.firstSeenMs < this.maxTraceAgeMs) break
@@ -237,7 +257,9 @@ export class TraceAssembler<R> {
   /** Forgets everything: open traces, pending releases and released ids (a consumer-group rejoin). */
   clear(): void {
     this.open.clear()
-    this.unsettled.clear()
+    this.unsettledTraces = []
+    this.unsettledMs = []
+    this.unsettledHead = 0
     this.released.clear()
     this.releasedOrder = []
     this.releasedHead = 0
@@ -308,10 +330,11 @@ export class TraceAssembler<R> {
       else trace.agentSpanIds.push(span.spanId)
       if (!isEnded(span)) trace.unendedAgents++
     }
-    // Keep `unsettled` ordered by last arrival; traces touched at the same instant may stay in place.
+    // Queue the trace again at its new last arrival (its earlier entry turns stale); traces touched
+    // at the same instant keep their entry.
     if (!trace.inUnsettled || trace.lastSpanMs !== now) {
-      if (trace.inUnsettled) this.unsettled.delete(trace.traceId)
-      this.unsettled.set(trace.traceId, trace)
+      this.unsettledTraces.push(trace)
+      this.unsettledMs.push(now)
       trace.inUnsettled = true
     }
     trace.lastSpanMs = now
@@ -388,8 +411,7 @@ export class TraceAssembler<R> {
 
   private remove(trace: OpenTrace<R>): void {
     this.open.delete(trace.traceId)
-    if (trace.inUnsettled) this.unsettled.delete(trace.traceId)
-    trace.inUnsettled = false
+    trace.inUnsettled = false // its queue entries turn stale
     this.bufferedSpans -= trace.spans.length
     this.bufferedBytes -= trace.bytes
   }
