@@ -108,7 +108,8 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tracescore: ${error.message}`)
       return error.exitCode
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = (error as { code?: unknown }).code
+    if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       console.error(`tracescore: ${(error as Error).message}\n\n${USAGE}`)
       return 2
     }

@@ -8,7 +8,7 @@ import { scoreTrace } from './score-trace.ts'
 import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
 import type { Decision } from './scoring/registry.ts'
 import { TokenBudget } from './scoring/token-budget.ts'
-import { createSinks, type Sink, type SinkConfig } from './sink/index.ts'
+import { coalesceDeliveries, createSinks, type Sink, type SinkConfig } from './sink/index.ts'
 import { isAgentRunSpan } from './transform/index.ts'
 
 /** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
@@ -40,6 +40,41 @@ export function toDecisionMessage(decision: Decision) {
     ...(decision.detail ? { detail: decision.detail } : {}),
     ...(decision.record?.score !== undefined ? { score: decision.record.score } : {}),
     ...(decision.record?.error ? { error: decision.record.error } : {}),
+  }
+}
+
+/**
+ * Waits until the broker answers and the topic exists (a service may start before the Collector
+ * created it, or while the broker restarts), logging what it waits for; retries with backoff.
+ */
+export async function waitForTopic(
+  kafka: Kafka,
+  topic: string,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const admin = kafka.admin()
+    let problem: string
+    try {
+      await admin.connect()
+      if ((await admin.listTopics()).includes(topic)) return
+      problem = `topic ${topic} does not exist yet`
+    } catch (error) {
+      problem = `broker not reachable: ${(error as Error).message}`
+    } finally {
+      await admin.disconnect().catch(() => {})
+    }
+    const delay = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6))
+    logger.warn({ attempt: attempt + 1, retryInMs: delay }, `waiting before consuming: ${problem}`)
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delay)
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+    signal.throwIfAborted()
   }
 }
 
@@ -94,7 +129,8 @@ export function kafkaClientOf(config: TracescoreConfig): Kafka {
 export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}): Pipeline {
   const logger = deps.logger ?? createLogger(config.log.level)
   const metrics = deps.metrics ?? createMetrics()
-  const sinks = createSinks([...sinkConfigsOf(config), ...(deps.extraSinks ?? [])])
+  // Many traces are scored at once; their scores leave in shared batches (one export per batch).
+  const sinks = coalesceDeliveries(createSinks([...sinkConfigsOf(config), ...(deps.extraSinks ?? [])]))
   const budgets = Object.fromEntries(
     Object.entries(config.scorers).flatMap(([name, e]) =>
       e.dailyTokenBudget ? [[name, e.dailyTokenBudget]] : [],
@@ -209,6 +245,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     return originalMetrics()
   }
 
+  const starting = new AbortController()
   return {
     metrics,
     stats: () => source.stats(),
@@ -222,6 +259,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
         },
         'tracescore starting',
       )
+      await waitForTopic(kafkaClientOf(config), config.kafka.topic, logger, starting.signal)
       await decisionsProducer?.connect()
       if (repartitioner)
         await ensureRepartitionTopic(kafkaClientOf(config), config.kafka.topic, repartitioner.targetTopic)
@@ -229,6 +267,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
       await source.start()
     },
     async stop() {
+      starting.abort()
       await repartitioner?.stop()
       await source.stop()
       if (adminConnected) await admin.disconnect().catch(() => {})

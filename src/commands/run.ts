@@ -30,8 +30,22 @@ export async function runService(config: TracescoreConfig): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
-  await pipeline.start()
-  ready = true
+  let startError: Error | undefined
+  const started = pipeline.start().then(
+    () => {
+      ready = true
+    },
+    (error: Error) => {
+      startError = error
+    },
+  )
+  await Promise.race([started, stopped])
+  if (startError) {
+    logger.error({ err: startError }, 'could not start consuming')
+    await pipeline.stop().catch(() => {})
+    await ops.close()
+    return 1
+  }
   await stopped
   await pipeline.stop()
   await ops.close()

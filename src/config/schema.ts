@@ -98,6 +98,8 @@ export const configSchema = z
           .positive()
           .default(256 * 1024 * 1024),
         rescoreLateSpans: z.boolean().default(false),
+        /** Traces scored and delivered at once (judge calls stay bounded by judges.*). */
+        maxInFlightTraces: z.number().int().positive().default(256),
       })
       .strict()
       .prefault({}),

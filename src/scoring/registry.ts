@@ -104,7 +104,8 @@ export async function scoreRun(
       if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
       if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
         return { ...base, outcome: 'sampled-out' }
-      if (deps.budget && !deps.budget.hasBudget(name)) return { ...base, outcome: 'skipped-budget' }
+      const reservation = deps.budget ? await deps.budget.reserve(name) : null
+      if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
 
       const scorer = entry.scorer as { id: string; name?: string; run: (input: any) => Promise<any> }
       const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
@@ -134,7 +135,6 @@ export async function scoreRun(
         if (judge) {
           record.judge = judge
           record.scorerKind = 'llm'
-          deps.budget?.spend(name, judge.totalTokens ?? 0)
         }
         if (result?.notScorable !== undefined) {
           const reason = result.notScorable?.reason
@@ -156,10 +156,11 @@ export async function scoreRun(
         if (partialJudge) {
           record.judge = partialJudge
           record.scorerKind = 'llm'
-          deps.budget?.spend(name, partialJudge.totalTokens ?? 0)
         }
         record.error = { type: err?.name ?? 'Error', message: err?.message ?? String(error) }
         return { ...base, outcome: 'failed', record }
+      } finally {
+        deps.budget?.settle(reservation, record.judge?.totalTokens ?? 0)
       }
     }),
   )

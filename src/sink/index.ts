@@ -1,3 +1,4 @@
+export { type CoalesceOptions, coalesceDeliveries } from './coalescing-sink.ts'
 export { type CombinedSink, combineSinks, FanOutDeliveryError } from './combine-sinks.ts'
 export { createSink, createSinks, type SinkConfig } from './create-sinks.ts'
 export { createJsonlSink, type JsonlSinkConfig, type ScoreLine, toScoreLine } from './jsonl-sink.ts'
