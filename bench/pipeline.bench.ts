@@ -13,13 +13,9 @@ import type { Kafka } from 'kafkajs'
 import { pino } from 'pino'
 import { resolveConfig } from '../src/config/index.ts'
 import { createScorer, notScorable } from '../src/index.ts'
-import { createKafkaSource } from '../src/ingest/kafka-source.ts'
 import { createTopic, testBrokers, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
-import type { ScoreRecord } from '../src/model/index.ts'
 import { createPipeline } from '../src/pipeline.ts'
-import { scoreTrace } from '../src/score-trace.ts'
-import { createOtlpSink, type Sink } from '../src/sink/index.ts'
-import { isAgentRunSpan } from '../src/transform/index.ts'
+import type { Sink } from '../src/sink/index.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 import { makeRuns, produceRuns, type RunRecord, runKey } from '../test/helpers/fault-traffic.ts'
 
@@ -97,41 +93,7 @@ async function bareRead(kafka: Kafka, topic: string, records: number): Promise<n
 }
 
 /** How the benchmark's pipeline delivers scores. */
-type SinkMode = 'otlp' | 'count' | 'coalesced-otlp'
-
-/**
- * A prototype of the sink change RESULTS.md proposes (kept in the benchmark, not in src/):
- * deliveries that arrive within `lingerMs` (or 64 of them) share one OTLP export, and each
- * resolves when that export is acknowledged, so at-least-once is unchanged.
- */
-export function coalescingSink(inner: Sink, lingerMs = 2, maxDeliveries = 64): Sink {
-  let pending: { records: ScoreRecord[]; resolve: () => void; reject: (e: unknown) => void }[] = []
-  let timer: NodeJS.Timeout | undefined
-  const flush = () => {
-    if (timer !== undefined) clearTimeout(timer)
-    timer = undefined
-    const batch = pending
-    pending = []
-    inner.deliver(batch.flatMap((b) => b.records)).then(
-      () => {
-        for (const b of batch) b.resolve()
-      },
-      (error: unknown) => {
-        for (const b of batch) b.reject(error)
-      },
-    )
-  }
-  return {
-    name: `coalesced-${inner.name}`,
-    deliver: (records) =>
-      new Promise<void>((resolve, reject) => {
-        pending.push({ records, resolve, reject })
-        if (pending.length >= maxDeliveries) flush()
-        else timer ??= setTimeout(flush, lingerMs)
-      }),
-    close: () => inner.close(),
-  }
-}
+type SinkMode = 'otlp' | 'count'
 
 function pipelineFor(
   topic: string,
@@ -158,9 +120,7 @@ function pipelineFor(
   const extraSinks: Sink[] =
     mode === 'count'
       ? [{ name: 'count', deliver: async (r) => onCount?.(r.length), close: async () => {} }]
-      : mode === 'coalesced-otlp'
-        ? [coalescingSink(createOtlpSink({ endpoint: receiver.url, protocol: 'http/protobuf' }))]
-        : []
+      : []
   // Counts the source's backpressure pauses (each one can stall kafkajs's fetch loop).
   const logger = pino(
     { level: 'info' },
@@ -219,48 +179,6 @@ async function pipelineRead(
   await pipeline.stop()
   await receiver.close()
   return last - first
-}
-
-/**
- * The proposed fix assembled here from the same stages `createPipeline` wires (Kafka source,
- * `scoreTrace`, OTLP sink): 256 traces in flight downstream instead of the source's default 16,
- * and exports coalesced across traces. ms from the first consumed record to the last score.
- */
-async function proposedRead(topic: string, runs: RunRecord[], settleMs: number): Promise<number> {
-  const receiver = await startOtlpReceiver()
-  const expected = runs.length * 2
-  const sink = coalescingSink(createOtlpSink({ endpoint: receiver.url, protocol: 'http/protobuf' }), 2, 256)
-  const source = createKafkaSource({
-    kafka: testKafka('bench-proposed'),
-    groupId: uniqueName('bench-proposed'),
-    topic,
-    fromBeginning: true,
-    deadLetterTopic: false,
-    settleMs,
-    isAgentRunSpan,
-    logger: { info() {}, warn() {}, error() {} },
-    maxInFlightTraces: 256,
-    onTrace: async (trace) => {
-      const { records } = await scoreTrace(trace.spans, { scorers: codeScorers })
-      if (records.length > 0) await sink.deliver(records)
-    },
-  })
-  let first = 0
-  const poll = setInterval(() => {
-    if (first === 0 && source.stats().records > 0) first = performance.now()
-  }, 5)
-  await source.start()
-  const deadline = Date.now() + 300_000
-  while (receiver.scores.size < expected) {
-    if (Date.now() > deadline) throw new Error(`proposed: ${receiver.scores.size}/${expected} scores`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-  const ms = performance.now() - first
-  clearInterval(poll)
-  await source.stop()
-  await sink.close()
-  await receiver.close()
-  return ms
 }
 
 /** Produces runs one by one while the pipeline runs; latency of each run's first score span. */
@@ -334,9 +252,7 @@ export async function run(
   let bareMs = Number.POSITIVE_INFINITY
   let pipeMs = Number.POSITIVE_INFINITY
   let noExportMs = Number.POSITIVE_INFINITY
-  let coalescedMs = Number.POSITIVE_INFINITY
-  let proposedMs = Number.POSITIVE_INFINITY
-  const pausesOf = { pipe: [] as number[], noExport: [] as number[], coalesced: [] as number[] }
+  const pausesOf = { pipe: [] as number[], noExport: [] as number[] }
   for (let r = 0; r < rounds; r++) {
     bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
     let before = pauses
@@ -345,16 +261,10 @@ export async function run(
     before = pauses
     noExportMs = Math.min(noExportMs, await pipelineRead(topic, runs, 100, 'count'))
     pausesOf.noExport.push(pauses - before)
-    before = pauses
-    coalescedMs = Math.min(coalescedMs, await pipelineRead(topic, runs, 100, 'coalesced-otlp'))
-    pausesOf.coalesced.push(pauses - before)
-    proposedMs = Math.min(proposedMs, await proposedRead(topic, runs, 100))
   }
   const bareRate = (spans * 1000) / bareMs
   const pipeRate = (spans * 1000) / pipeMs
   const noExportRate = (spans * 1000) / noExportMs
-  const coalescedRate = (spans * 1000) / coalescedMs
-  const proposedRate = (spans * 1000) / proposedMs
   const settleMs = 200
   const lat = await latency(kafka, makeRuns(options.latencyRuns ?? 1_000, 5), 100, settleMs)
   const ratio = pipeRate / bareRate
@@ -374,23 +284,6 @@ export async function run(
       ratio: `${(noExportRate / bareRate).toFixed(2)}x`,
       target: '-',
       met: '-',
-    },
-    {
-      measure: `diagnostic: OTLP export coalesced across traces (2 ms linger; prototype of the proposed sink change, kept in this bench) (ingest pauses per round ${pausesOf.coalesced.join('/')})`,
-      value: fmt(coalescedRate),
-      baseline: `bare kafkajs read ${fmt(bareRate)}`,
-      ratio: `${(coalescedRate / bareRate).toFixed(2)}x`,
-      target: '-',
-      met: '-',
-    },
-    {
-      measure:
-        'diagnostic: proposed fix - 256 traces in flight downstream (source default 16) + coalesced export, same stages wired in this bench',
-      value: fmt(proposedRate),
-      baseline: `bare kafkajs read ${fmt(bareRate)}`,
-      ratio: `${(proposedRate / bareRate).toFixed(2)}x`,
-      target: '(>= 30,000)',
-      met: proposedRate >= 30_000 ? '(yes)' : '(no)',
     },
     {
       measure: 'pipeline spans/s, absolute',
