@@ -1,17 +1,16 @@
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
+import { loadTrafficSamples, withFreshTraceIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import type { Span } from '../../src/model/index.ts'
 import { shouldSample } from '../../src/scoring/sampling.ts'
-import { startRecordingServer } from '../../src/sink/testing/recording-server.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
-import { listFixtures } from '../fixtures/index.ts'
 import { repoRoot, writeTempFile } from '../helpers/cli.ts'
+import { getSpans, phoenixTracesEndpoint } from '../helpers/phoenix.ts'
 
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
 
@@ -45,22 +44,21 @@ function metric(text: string, name: string, labels: Record<string, string>): num
     .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
 }
 
-// `tracescore run` as a process, as a user runs it: real broker, a mixed configuration (code
-// scorers, a sampled scorer, an @mastra/evals prebuilt scorer behind a filter, an LLM judge on
-// the scripted server with a token budget that runs out), scores exported over OTLP/protobuf.
+// `tracescore run` as a process, as a user runs it: real broker, real Phoenix, a mixed
+// configuration (code scorers, a sampled scorer, an @mastra/evals prebuilt scorer behind a
+// filter, an LLM judge on the scripted server with a token budget that runs out).
 describe('tracescore run', () => {
   const stamp = Date.now().toString(36)
   const topic = `run_${stamp}`
   const groupId = `run-test-${stamp}`
-  const fixtures = listFixtures()
-  const traces = fixtures.map((f) => decodeOtlpTraces(readFileSync(f.protoPath), 'otlp_proto'))
+  // Recorded traffic under fresh trace ids: Phoenix keeps what earlier runs of this test sent.
+  const traffic = loadTrafficSamples(`${repoRoot}test/fixtures/data`).map(withFreshTraceIds)
+  const traces = traffic.map((t) => decodeOtlpTraces(t.payload, 'otlp_proto'))
   const runs = traces.flatMap((spans: Span[]) => extractAgentRuns(spans))
-  let receiver: Awaited<ReturnType<typeof startRecordingServer>>
   let judge: Awaited<ReturnType<typeof startScriptedJudge>>
   let kafka: Kafka
 
   beforeAll(async () => {
-    receiver = await startRecordingServer()
     judge = await startScriptedJudge(demoJudgePolicy)
     kafka = new Kafka({ clientId: 'run-test', brokers, logLevel: logLevel.NOTHING })
     const admin = kafka.admin()
@@ -71,12 +69,11 @@ describe('tracescore run', () => {
     await producer.connect()
     await producer.send({
       topic,
-      messages: fixtures.map((f, i) => ({ key: traces[i]![0]!.traceId, value: readFileSync(f.protoPath) })),
+      messages: traffic.map((t) => ({ key: t.traceIds[0]!, value: t.payload })),
     })
     await producer.disconnect()
   })
   afterAll(async () => {
-    await receiver?.close()
     await judge?.close()
   })
 
@@ -103,7 +100,7 @@ export default defineConfig({
     completeness: { scorer: createCompletenessScorer(), filter: { agentNames: ['support-agent'] } },
     judge: { scorer: createHelpfulnessScorer(judge), dailyTokenBudget: 1 },
   },
-  sinks: { otlp: { endpoint: '${receiver.baseUrl}/v1/traces', protocol: 'http/protobuf' } },
+  sinks: { otlp: { endpoint: '${phoenixTracesEndpoint()}', protocol: 'http/protobuf' } },
   metrics: { port: ${metricsPort} },
   log: { level: 'warn' },
 })
@@ -125,10 +122,18 @@ export default defineConfig({
       )
       expect((await fetch(`${metricsUrl}/healthz`)).status).toBe(200)
 
-      const scoreSpans = () =>
-        receiver.requests.flatMap((r) => decodeOtlpTraces(new Uint8Array(r.body), 'otlp_proto'))
-      const answered = await until('a score for every run', () => {
-        const spans = scoreSpans().filter((s) => s.name === 'evaluation answered')
+      // Score spans as Phoenix stores them, in the runs' traces.
+      const traceIds = [...new Set(runs.map((r) => r.traceId))]
+      let stored: { name: string; traceId: string; parentSpanId: string | null }[] = []
+      const refresh = async () => {
+        stored = (await getSpans('default', { traceId: traceIds }))
+          .filter((s) => s.name.startsWith('evaluation '))
+          .map((s) => ({ name: s.name, traceId: s.context.trace_id, parentSpanId: s.parent_id }))
+        return stored
+      }
+      const scoreSpans = () => stored
+      const answered = await until('a score for every run', async () => {
+        const spans = (await refresh()).filter((s) => s.name === 'evaluation answered')
         return spans.length >= runs.length ? spans : undefined
       })
       // Every run scored, each score span a child of its agent span in the same trace.
@@ -171,7 +176,7 @@ export default defineConfig({
       expect(judgeScored + skipped).toBe(runs.length)
       expect(judge.requests.length).toBe(judgeScored * 2)
       expect(metric(text, 'tracescore_score_value_count', { scorer: 'answered' })).toBe(runs.length)
-      expect(text).toMatch(new RegExp(`^tracescore_records_total ${fixtures.length}$`, 'm'))
+      expect(text).toMatch(new RegExp(`^tracescore_records_total ${traffic.length}$`, 'm'))
       expect(text).toMatch(/^tracescore_consumer_lag\{partition="0"\} \d+$/m)
     } finally {
       child.kill('SIGTERM')
