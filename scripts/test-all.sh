@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n\033[1m== %s ==\033[0m\n' "$*"; }
 
+# Each vitest tier also writes a JSON report, summed into one closing line at the end.
+results=.test-results
+rm -rf "$results" && mkdir -p "$results"
+tier() { npx vitest run --project "$1" --reporter=default --reporter=json --outputFile.json="$results/$1.json"; }
+
 step "lint (biome)"
 npx biome check .
 
@@ -17,23 +22,34 @@ step "build (dist/, used by the CLI tests)"
 npm run build --silent
 
 step "unit tests (vitest, type tests included)"
-npx vitest run --project unit
+tier unit
 
 if compgen -G "test/integration/*.test.ts" >/dev/null; then
   step "integration tests (real Kafka broker)"
   bash scripts/kafka-start.sh
-  npx vitest run --project integration
+  tier integration
 fi
 
 if compgen -G "test/e2e/*.test.ts" >/dev/null; then
   step "end-to-end tests (Kafka + Phoenix)"
   bash scripts/kafka-start.sh
   bash scripts/phoenix-start.sh
-  npx vitest run --project e2e
+  tier e2e
 fi
 
 if compgen -G "test/fault/*.test.ts" >/dev/null; then
   step "fault injection (kill -9, broker restart, backend down, hostile input, failing judge)"
   bash scripts/kafka-start.sh
-  npx vitest run --project fault
+  tier fault
 fi
+
+# One plain closing line for every tier together (CI reads it): "N passed, N failed".
+node -e '
+const fs = require("node:fs")
+let passed = 0, failed = 0, skipped = 0
+for (const f of fs.readdirSync(process.argv[1])) {
+  const r = JSON.parse(fs.readFileSync(`${process.argv[1]}/${f}`, "utf8"))
+  passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests
+}
+console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`)
+' "$results"
