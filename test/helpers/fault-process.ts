@@ -118,7 +118,9 @@ async function startServiceOnce(
   const port = await freePort()
   const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', configFile], {
     cwd: repoRoot,
-    env: { ...process.env, ...options.env, TRACESCORE_METRICS_PORT: String(port) },
+    // The config file names the brokers (some tests use a private broker): a KAFKA_BROKERS from
+    // the caller's environment would override it, so only an explicit one is passed on.
+    env: { ...process.env, KAFKA_BROKERS: '', ...options.env, TRACESCORE_METRICS_PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
