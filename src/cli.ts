@@ -20,7 +20,8 @@ Usage:
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
-TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_LOG_LEVEL, OTEL_EXPORTER_OTLP_*.`
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL,
+OTEL_EXPORTER_OTLP_*.`
 
 /** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
 export async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {

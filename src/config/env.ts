@@ -19,6 +19,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
     parse: (raw) => raw === 'true' || raw === '1',
   },
   TRACESCORE_METRICS_PORT: { path: ['metrics', 'port'], parse: Number },
+  TRACESCORE_METRICS_HOST: { path: ['metrics', 'host'], parse: String },
   TRACESCORE_LOG_LEVEL: { path: ['log', 'level'], parse: String },
 }
 

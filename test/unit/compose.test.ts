@@ -66,6 +66,9 @@ describe('docker-compose.yml', () => {
     expect(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).toBe('http://phoenix:6006/v1/traces')
     expect(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL).toBe('http/protobuf')
     expect(resolveConfig({}, env).kafka.brokers).toEqual([internal])
+    // Inside a container the metrics endpoint must listen beyond loopback to be scraped.
+    expect(resolveConfig({}, env).metrics).toEqual({ host: '0.0.0.0', port: 9464 })
+    expect(compose.services.tracescore.ports).toContain('9464:9464')
   })
 
   it('builds the tracescore image on node:24-slim', () => {
