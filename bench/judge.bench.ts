@@ -116,17 +116,23 @@ function judgeScorers(judge: JudgeProcess, timedFetch?: typeof fetch) {
   }
 }
 
-async function viaPipeline(runs: RunRecord[], c: number, latencyMs: number): Promise<Measured> {
-  const judge = await startJudgeProcess(latencyMs)
-  const timer = requestTimer()
-  const receiver = await startOtlpReceiver()
-  const kafka = testKafka('bench-judge')
-  const topic = uniqueName('bench-judge')
+/** A fresh 4-partition topic holding the runs, as the Collector would have written them. */
+async function prefilledTopic(name: string, runs: RunRecord[]): Promise<string> {
+  const kafka = testKafka(name)
+  const topic = uniqueName(name)
   await createTopic(kafka, topic, 4)
   const producer = kafka.producer()
   await producer.connect()
   await produceRuns(producer, topic, runs, { partitions: 4, batch: 500 })
   await producer.disconnect()
+  return topic
+}
+
+async function viaPipeline(runs: RunRecord[], c: number, latencyMs: number): Promise<Measured> {
+  const judge = await startJudgeProcess(latencyMs)
+  const timer = requestTimer()
+  const receiver = await startOtlpReceiver()
+  const topic = await prefilledTopic('bench-judge', runs)
   const config = resolveConfig({
     kafka: {
       brokers: testBrokers(),
@@ -235,13 +241,7 @@ async function openRuns(): Promise<OpenRunsRow> {
   const runs = makeRuns(n, 99)
   const judge = await startJudgeProcess(latencyMs)
   const receiver = await startOtlpReceiver()
-  const kafka = testKafka('bench-open-runs')
-  const topic = uniqueName('bench-open-runs')
-  await createTopic(kafka, topic, 4)
-  const producer = kafka.producer()
-  await producer.connect()
-  await produceRuns(producer, topic, runs, { partitions: 4, batch: 500 })
-  await producer.disconnect()
+  const topic = await prefilledTopic('bench-open-runs', runs)
   const config = resolveConfig({
     kafka: {
       brokers: testBrokers(),

@@ -9,7 +9,12 @@ import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueName } from '../../src/ingest/testing/broker.ts'
 import { privateBroker } from '../helpers/fault-broker.ts'
-import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
+import {
+  deliveredRuns,
+  type OtlpReceiver,
+  scoresByRun,
+  startOtlpReceiver,
+} from '../helpers/fault-otlp-receiver.ts'
 import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
@@ -58,11 +63,7 @@ describe('Kafka broker stopped and restarted mid-stream', () => {
       otlpUrl: rx.url,
     })
     const runs = makeRuns(RUNS, 17)
-    const delivered = () => {
-      const done = new Set<string>()
-      for (const [key, list] of scoresByRun(rx)) if (list.length >= SCORERS) done.add(key)
-      return done
-    }
+    const delivered = () => deliveredRuns(rx, SCORERS)
     service = await startService(config)
     const pid = service.pid
 

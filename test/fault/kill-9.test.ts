@@ -9,7 +9,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
-import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
+import {
+  deliveredRuns,
+  type OtlpReceiver,
+  scoresByRun,
+  startOtlpReceiver,
+} from '../helpers/fault-otlp-receiver.ts'
 import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
@@ -51,18 +56,9 @@ describe('kill -9 of tracescore run during a stream', () => {
     const runs = makeRuns(RUNS, 7)
 
     // A run counts as delivered when all its scores arrived.
-    const delivered = () => {
-      const done = new Set<string>()
-      for (const [key, list] of scoresByRun(rx)) if (list.length >= SCORERS.length) done.add(key)
-      return done
-    }
+    const delivered = () => deliveredRuns(rx, SCORERS.length)
     // Scores that had arrived by a moment, per run key.
-    const deliveredBefore = (at: number) => {
-      const done = new Set<string>()
-      for (const [key, list] of scoresByRun(rx))
-        if (list.filter((s) => s.firstAt <= at).length >= SCORERS.length) done.add(key)
-      return done
-    }
+    const deliveredBefore = (at: number) => deliveredRuns(rx, SCORERS.length, at)
 
     service = await startService(config)
     const producer = kafka.producer()

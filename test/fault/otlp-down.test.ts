@@ -5,7 +5,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
-import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
+import {
+  deliveredRuns,
+  type OtlpReceiver,
+  scoresByRun,
+  startOtlpReceiver,
+} from '../helpers/fault-otlp-receiver.ts'
 import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
@@ -45,11 +50,7 @@ describe('OTLP backend down for a while', () => {
       otlpUrl: rx.url,
     })
     const runs = makeRuns(RUNS, 11)
-    const delivered = () => {
-      const done = new Set<string>()
-      for (const [key, list] of scoresByRun(rx)) if (list.length >= SCORERS) done.add(key)
-      return done
-    }
+    const delivered = () => deliveredRuns(rx, SCORERS)
 
     service = await startService(config)
     const pid = service.pid

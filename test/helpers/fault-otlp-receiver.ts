@@ -147,3 +147,16 @@ export function scoresByRun(receiver: OtlpReceiver): Map<string, ReceivedScore[]
   }
   return out
 }
+
+/**
+ * Run keys whose every scorer's score had arrived (by `at`, epoch ms, when given): what counts
+ * as "delivered" for a run in the fault tests.
+ */
+export function deliveredRuns(receiver: OtlpReceiver, scorers: number, at?: number): Set<string> {
+  const done = new Set<string>()
+  for (const [key, list] of scoresByRun(receiver)) {
+    const arrived = at === undefined ? list.length : list.filter((s) => s.firstAt <= at).length
+    if (arrived >= scorers) done.add(key)
+  }
+  return done
+}
