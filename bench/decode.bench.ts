@@ -13,7 +13,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
-import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
+import { decodeOtlpTraces, OtlpDecodeError } from '../src/ingest/decode/index.ts'
 import { listFixtures, loadFixture } from '../test/fixtures/index.ts'
 
 /** One benchmark result: our throughput against the baseline's, in spans per second. */
@@ -276,8 +276,15 @@ function compare(
   return best
 }
 
-/** Runs the decoder benchmark and returns one row per comparison. */
-export function run(options: { roundMs?: number; rounds?: number } = {}): DecodeBenchRow[] {
+/** Runs the decoder benchmark and returns one row per comparison, then the hostile-input rows. */
+export function run(
+  options: { roundMs?: number; rounds?: number } = {},
+): (DecodeBenchRow | HostileDecodeRow)[] {
+  return [...throughputRows(options), ...hostileRows()]
+}
+
+/** Throughput of our decoders against `JSON.parse`, one row per case and encoding. */
+function throughputRows(options: { roundMs?: number; rounds?: number }): DecodeBenchRow[] {
   const roundMs = options.roundMs ?? 150
   const rounds = options.rounds ?? 10
   const rows: DecodeBenchRow[] = []
@@ -326,6 +333,182 @@ export function run(options: { roundMs?: number; rounds?: number } = {}): Decode
   return rows
 }
 
+/** One hostile-input class at doubling sizes: CPU time per 100 KB and how it grows per doubling. */
+export interface HostileDecodeRow {
+  case: string
+  /** Payload sizes in bytes, each about twice the previous. */
+  sizes: string
+  /** CPU milliseconds per 100 KB of input at the largest size (target: at most 100). */
+  msPer100KB: number
+  /** Largest ratio of time between one size and the next (target: at most 2.5 per doubling). */
+  growthPerDoubling: number
+  target: string
+  met: boolean
+}
+
+/** A protobuf request with one span, its fields written by `body` (raw bytes, for hostile shapes). */
+function protoWith(resourceSpansBody: Uint8Array): Uint8Array {
+  return concat([field(1, resourceSpansBody)])
+}
+
+function varint(n: number): number[] {
+  const out: number[] = []
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80)
+    n = Math.floor(n / 128)
+  }
+  out.push(n)
+  return out
+}
+
+/** A length-delimited field. */
+function field(number: number, body: Uint8Array): Uint8Array {
+  return concat([Uint8Array.from([(number << 3) | 2, ...varint(body.length)]), body])
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+const keyValue = (key: string, value: string) =>
+  field(1, concat([field(1, utf8(key)), field(2, field(1, utf8(value)))]))
+const oneSpan = (spanBody: Uint8Array = new Uint8Array(0)) =>
+  field(
+    2,
+    field(
+      2,
+      concat([field(1, new Uint8Array(16).fill(0xab)), field(2, new Uint8Array(8).fill(0xcd)), spanBody]),
+    ),
+  )
+
+/** Hostile payloads of about `bytes` bytes, one generator per class. */
+const HOSTILE: [string, (bytes: number) => Uint8Array | string][] = [
+  [
+    'protobuf: resource field repeated (merge)',
+    (bytes) => {
+      const parts: Uint8Array[] = []
+      for (let i = 0, n = 0; n < bytes; i++, n += parts[parts.length - 1]!.length)
+        parts.push(field(1, keyValue(`k${i}`, 'v')))
+      return protoWith(concat([...parts, oneSpan()]))
+    },
+  ],
+  [
+    'protobuf: one span, tiny attributes (lazy envelope, then all)',
+    (bytes) => {
+      const parts: Uint8Array[] = []
+      for (let i = 0, n = 0; n < bytes; i++, n += parts[parts.length - 1]!.length)
+        parts.push(field(9, concat([field(1, utf8(`a${i}`)), field(2, field(1, utf8('x')))])))
+      return protoWith(oneSpan(concat(parts)))
+    },
+  ],
+  [
+    'protobuf: one key repeated (duplicate attributes)',
+    (bytes) => {
+      const unit = field(
+        9,
+        concat([field(1, utf8('gen_ai.operation.name')), field(2, field(1, utf8('chat')))]),
+      )
+      return protoWith(oneSpan(concat(Array.from({ length: Math.ceil(bytes / unit.length) }, () => unit))))
+    },
+  ],
+  [
+    'protobuf: arrays nested to the depth limit, repeated',
+    (bytes) => {
+      let value = field(1, new Uint8Array(0))
+      for (let d = 0; d < 120; d++) value = field(5, field(1, value))
+      const unit = field(9, concat([field(1, utf8('deep')), field(2, value)]))
+      return protoWith(oneSpan(concat(Array.from({ length: Math.ceil(bytes / unit.length) }, () => unit))))
+    },
+  ],
+  [
+    'protobuf: many empty spans',
+    (bytes) => {
+      const unit = field(
+        2,
+        concat([field(1, new Uint8Array(16).fill(1)), field(2, new Uint8Array(8).fill(2))]),
+      )
+      return protoWith(field(2, concat(Array.from({ length: Math.ceil(bytes / unit.length) }, () => unit))))
+    },
+  ],
+  ['text (rejected as not OTLP)', (bytes) => utf8(`${'lorem ipsum dolor sit amet '.repeat(bytes / 27)}`)],
+  [
+    'OTLP/JSON: huge digit strings as times (rejected)',
+    (bytes) =>
+      JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), startTimeUnixNano: '9'.repeat(bytes) },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+  ],
+  [
+    'OTLP/JSON: many attributes',
+    (bytes) => {
+      const attributes = Array.from({ length: Math.ceil(bytes / 40) }, (_, i) => ({
+        key: `a${i}`,
+        value: { stringValue: 'x' },
+      }))
+      return JSON.stringify({
+        resourceSpans: [
+          { scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), attributes }] }] },
+        ],
+      })
+    },
+  ],
+]
+
+/** Decodes (and reads every attribute of) a payload; rejections are part of the work measured. */
+function decodeHostile(payload: Uint8Array | string): void {
+  try {
+    for (const span of decodeOtlpTraces(payload)) Object.keys(span.attributes)
+  } catch (error) {
+    if (!(error instanceof OtlpDecodeError)) throw error
+  }
+}
+
+/** Hostile inputs at 256 KB, 512 KB and 1 MB: CPU ms per 100 KB, and the growth per doubling. */
+export function hostileRows(): HostileDecodeRow[] {
+  return HOSTILE.map(([name, make]) => {
+    const sizes = [256 * 1024, 512 * 1024, 1024 * 1024]
+    const ms = sizes.map((size) => {
+      const payload = make(size)
+      let best = Infinity
+      for (let round = 0; round < 5; round++) {
+        const start = cpuMs()
+        decodeHostile(payload)
+        best = Math.min(best, cpuMs() - start)
+      }
+      return { bytes: payload.length, ms: Math.max(best, 0.05) }
+    })
+    const largest = ms[ms.length - 1]!
+    const msPer100KB = (largest.ms * 100 * 1024) / largest.bytes
+    let growth = 0
+    for (let i = 1; i < ms.length; i++) growth = Math.max(growth, ms[i]!.ms / ms[i - 1]!.ms)
+    return {
+      case: `hostile: ${name}`,
+      sizes: ms.map((m) => `${Math.round(m.bytes / 1024)} KB`).join(', '),
+      msPer100KB,
+      growthPerDoubling: growth,
+      target: '<= 100 ms per 100 KB, <= 2.5x per doubling',
+      met: msPer100KB <= 100 && growth <= 2.5,
+    }
+  })
+}
+
 /** Prints the rows as a table. */
 export function printRows(rows: DecodeBenchRow[]): void {
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
@@ -346,4 +529,12 @@ export function printRows(rows: DecodeBenchRow[]): void {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) printRows(run())
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printRows(throughputRows({}))
+  for (const row of hostileRows()) {
+    console.log(
+      `${row.case} | ${row.sizes} | ${row.msPer100KB.toFixed(2)} ms per 100 KB | ` +
+        `${row.growthPerDoubling.toFixed(2)}x per doubling | ${row.met ? 'met' : 'MISSED'}`,
+    )
+  }
+}

@@ -16,6 +16,8 @@ export type OtlpDecodeErrorCode =
   | 'too_large'
   /** Text that is not JSON. */
   | 'invalid_json'
+  /** Bytes that are neither protobuf nor JSON but text (a log line, a CSV file, JSON after two byte-order marks). */
+  | 'not_otlp'
   /** JSON that is not a valid OTLP/JSON export request (a field of the wrong type). */
   | 'invalid_field'
 

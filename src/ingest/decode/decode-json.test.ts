@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { errorOf } from '../../../test/unit/decode/error-of.ts'
 import {
   encodeJson,
   expectedSpans,
@@ -8,16 +9,6 @@ import {
 } from '../../../test/unit/decode/generated-spans.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
-
-function errorOf(fn: () => unknown): OtlpDecodeError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof OtlpDecodeError) return error
-    throw error
-  }
-  throw new Error('expected OtlpDecodeError')
-}
 
 /** One span in OTLP/JSON with `patch` merged into it. */
 function spanJson(patch: Record<string, unknown>): string {

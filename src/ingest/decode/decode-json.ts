@@ -186,14 +186,31 @@ function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string)
   return /^0+$/.test(id) ? undefined : id
 }
 
+const UINT64_MAX = '18446744073709551615'
+/** 2^64 as a double (exact): every JSON number at or above it is out of range. */
+const TWO_64 = 2 ** 64
+
+/**
+ * A `fixed64` time (decimal string or JSON number) as its canonical decimal text. Values outside
+ * uint64 are rejected: they have no meaning as nanoseconds and would become an invalid date.
+ */
 function timeOf(value: unknown, cur: Cursor, field: string): string {
   if (typeof value === 'string') {
-    if (value.length > 20 || !UNSIGNED.test(value)) fail(cur, field, 'expected an unsigned 64-bit integer')
-    if (value.length > 1 && value.charCodeAt(0) === 0x30) return BigInt(value).toString()
-    return value
+    if (!UNSIGNED.test(value)) fail(cur, field, 'expected an unsigned 64-bit integer')
+    let digits = value
+    if (value.length > 1 && value.charCodeAt(0) === 0x30) {
+      digits = value.replace(/^0+/, '') || '0'
+    }
+    // Same length: decimal order is text order.
+    if (digits.length > 20 || (digits.length === 20 && digits > UINT64_MAX)) {
+      fail(cur, field, 'expected an unsigned 64-bit integer, got a larger value')
+    }
+    return digits
   }
   if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) fail(cur, field, 'expected an unsigned integer')
+    if (!Number.isInteger(value) || value < 0 || value >= TWO_64) {
+      fail(cur, field, 'expected an unsigned 64-bit integer')
+    }
     return value <= Number.MAX_SAFE_INTEGER ? String(value) : BigInt(value).toString()
   }
   if (value === undefined || value === null) return '0'
@@ -336,8 +353,8 @@ function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): 
   const bytes = value.bytesValue
   if (bytes !== undefined && bytes !== null) {
     if (typeof bytes !== 'string' || !BASE64_LOOSE.test(bytes)) fail(cur, field, 'bytesValue must be base64')
-    const raw = Buffer.from(bytes, 'base64')
-    return new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength)
+    // A copy: a small Buffer is a view into Node's shared 8 KB pool, which it would keep alive.
+    return new Uint8Array(Buffer.from(bytes, 'base64'))
   }
   return null
 }

@@ -1,5 +1,6 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
+import { errorOf } from '../../../test/unit/decode/error-of.ts'
 import {
   encodeProto,
   expectedSpans,
@@ -60,16 +61,6 @@ function deeplyNestedRequest(levels: number): Uint8Array {
       ),
     )
     .finish()
-}
-
-function errorOf(fn: () => unknown): OtlpDecodeError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof OtlpDecodeError) return error
-    throw error
-  }
-  throw new Error('expected OtlpDecodeError')
 }
 
 describe('decodeOtlpProto on generated requests', () => {

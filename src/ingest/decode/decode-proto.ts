@@ -10,9 +10,11 @@ import type {
   StatusCode,
 } from '../../model/span.ts'
 import { MAX_VALUE_DEPTH, setAttribute } from './attributes.ts'
+import { OtlpDecodeError } from './decode-error.ts'
 import { int64ToValue, uint64ToDecimal } from './int64-decimal.ts'
+import { leadingByteOrderMarks, looksLikeText } from './looks-like-text.ts'
 import { MessageCache } from './message-cache.ts'
-import { ProtobufReader } from './protobuf-reader.ts'
+import { addDecodeWork, ProtobufReader } from './protobuf-reader.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
 
 const TRACE_ID_BYTES = 16
@@ -83,11 +85,27 @@ const resourceCache = new MessageCache<Attributes>(6, 8192)
 export function visitOtlpProtoSpans(payload: Uint8Array, visit: OtlpSpanVisitor): void {
   const r = new ProtobufReader(payload)
   const limit = payload.length
-  while (r.pos < limit) {
-    const tag = r.tag(limit)
-    if (tag === REQUEST_RESOURCE_SPANS) readResourceSpans(r, r.lengthEnd(limit), visit)
-    else r.skip(tag, limit)
+  try {
+    while (r.pos < limit) {
+      const tag = r.tag(limit)
+      if (tag === REQUEST_RESOURCE_SPANS) readResourceSpans(r, r.lengthEnd(limit), visit)
+      else r.skip(tag, limit)
+    }
+  } catch (error) {
+    // Text fails somewhere in its first bytes, in protobuf terms ("group in field 4") that would
+    // mislead whoever reads the dead letter: say what it is instead.
+    if (error instanceof OtlpDecodeError && looksLikeText(payload)) throw notOtlpText(payload, error)
+    throw error
   }
+}
+
+function notOtlpText(payload: Uint8Array, cause: OtlpDecodeError): OtlpDecodeError {
+  const marks = leadingByteOrderMarks(payload)
+  const what =
+    marks > 1
+      ? `looks like text after ${marks} byte-order marks, where OTLP/JSON may have one`
+      : 'looks like text, neither OTLP protobuf nor OTLP/JSON'
+  return new OtlpDecodeError('not_otlp', `not an OTLP payload (${what})`, { cause })
 }
 
 /** Decodes a protobuf `ExportTraceServiceRequest` into normalized spans, in payload order. */
@@ -103,15 +121,22 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
   const start = r.pos
   // The resource may come after the spans on the wire: find it first.
   let resource: Attributes | undefined
+  let merged = false
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === RS_RESOURCE) {
       const resourceEnd = r.lengthEnd(end)
-      // A repeated resource field merges into the first: into a copy, as that may be a cached object.
-      resource =
-        resource === undefined
-          ? readCachedResource(r, resourceEnd)
-          : readResource(r, resourceEnd, { ...resource })
+      if (resource === undefined) resource = readCachedResource(r, resourceEnd)
+      else {
+        // A repeated message field merges into the first (protobuf semantics): into one copy, made
+        // once, as the first may be a cached object; copying per repeat would be quadratic.
+        if (!merged) {
+          resource = { ...resource }
+          addDecodeWork(Object.keys(resource).length)
+          merged = true
+        }
+        readResource(r, resourceEnd, resource)
+      }
     } else r.skip(tag, end)
   }
   resource ??= {}
@@ -129,20 +154,19 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
  */
 function readCachedResource(r: ProtobufReader, end: number): Attributes {
   const start = r.pos
-  if (end - start > resourceCache.maxBytes) return readResource(r, end, undefined)
+  if (end - start > resourceCache.maxBytes) return readResource(r, end, {})
   const slot = resourceCache.slot(r.buf, start, end)
   const cached = resourceCache.get(slot, r.buf, start, end)
   if (cached !== undefined) {
     r.pos = end
     return cached
   }
-  const attributes = readResource(r, end, undefined)
+  const attributes = readResource(r, end, {})
   resourceCache.set(slot, r.buf, start, end, attributes)
   return attributes
 }
 
-function readResource(r: ProtobufReader, end: number, merged: Attributes | undefined): Attributes {
-  const attributes: Attributes = merged ?? {}
+function readResource(r: ProtobufReader, end: number, attributes: Attributes): Attributes {
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === RESOURCE_ATTRIBUTES) readKeyValue(r, r.lengthEnd(end), attributes, 0)
@@ -156,7 +180,7 @@ function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, vi
   let scope: InstrumentationScope | undefined
   while (r.pos < end) {
     const tag = r.tag(end)
-    if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end))
+    if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end), scope)
     else r.skip(tag, end)
   }
   scope ??= { name: '' }
@@ -171,10 +195,15 @@ function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, vi
   }
 }
 
-function readScope(r: ProtobufReader, end: number): InstrumentationScope {
-  let name = ''
-  let version: string | undefined
-  let attributes: Attributes | undefined
+/** Reads an `InstrumentationScope`, merged into `previous` when the field repeats. */
+function readScope(
+  r: ProtobufReader,
+  end: number,
+  previous: InstrumentationScope | undefined,
+): InstrumentationScope {
+  let name = previous?.name ?? ''
+  let version = previous?.version
+  let attributes = previous?.attributes
   while (r.pos < end) {
     const tag = r.tag(end)
     switch (tag) {
@@ -268,7 +297,7 @@ function readSpan(r: ProtobufReader, end: number, resource: Attributes, scope: I
         links.push(readLink(r, r.lengthEnd(end)))
         break
       case SPAN_STATUS:
-        status = readStatus(r, r.lengthEnd(end))
+        status = readStatus(r, r.lengthEnd(end), status)
         break
       default:
         r.skip(tag, end)
@@ -347,9 +376,10 @@ function readLink(r: ProtobufReader, end: number): SpanLink {
   return { traceId, spanId, traceState, attributes }
 }
 
-function readStatus(r: ProtobufReader, end: number): SpanStatus {
-  let code = 0
-  let message: string | undefined
+/** Reads a `Status`, merged into `previous` when the field repeats. */
+function readStatus(r: ProtobufReader, end: number, previous: SpanStatus | undefined): SpanStatus {
+  let code: number = previous?.code ?? 0
+  let message = previous?.message
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === STATUS_CODE) code = r.int32(end)

@@ -15,4 +15,12 @@ describe('MessageCache', () => {
     a[3] = 7 // the cache holds a copy of the bytes, not a view
     expect(cache.get(cache.slot(a, 1, 6), a, 1, 6)).toBeUndefined()
   })
+
+  it('copies the bytes of a Buffer too (whose slice is a view): reused memory never matches', () => {
+    const cache = new MessageCache<string>(0, 64)
+    const buf = Buffer.from([1, 2, 3, 4])
+    cache.set(cache.slot(buf, 0, 4), buf, 0, 4, 'old')
+    buf.set([5, 6, 7, 8])
+    expect(cache.get(cache.slot(buf, 0, 4), buf, 0, 4)).toBeUndefined()
+  })
 })

@@ -37,8 +37,11 @@ export class MessageCache<T> {
     return entry.value
   }
 
-  /** Remembers `value` as decoded from `buf[start..end)` (the bytes are copied). */
+  /**
+   * Remembers `value` as decoded from `buf[start..end)`. The bytes are copied: the cache must not
+   * key on memory the caller reuses, nor keep a whole payload alive (a Buffer's `slice` is a view).
+   */
   set(slot: number, buf: Uint8Array, start: number, end: number, value: T): void {
-    this.entries[slot] = { bytes: buf.slice(start, end), value }
+    this.entries[slot] = { bytes: Uint8Array.prototype.slice.call(buf, start, end), value }
   }
 }

@@ -63,12 +63,29 @@ const keyCache = new StringCache(10, 64)
 /** Short string values and names: many repeat (operation names, models, routes, methods). */
 const valueCache = new StringCache(12, 32)
 
+/** Fields read and values copied by every reader so far: what tests bound per input byte. */
+let work = 0
+
+/**
+ * The decoder's work since the process started: fields read plus attribute values copied. Every
+ * decoding step counts here, so a test can assert that hostile input costs work linear in its size.
+ */
+export function decodeWork(): number {
+  return work
+}
+
+/** Counts `n` units of work done outside {@link ProtobufReader.tag} (values copied by a merge). */
+export function addDecodeWork(n: number): void {
+  work += n
+}
+
 /**
  * A cursor over protobuf wire-format bytes with the primitives the OTLP message decoders need.
  * Every read is bounds-checked against `limit` (the end of the enclosing message) and throws
  * {@link OtlpDecodeError} on malformed input; nothing allocates more than the bytes it reads.
  */
 export class ProtobufReader {
+  /** The payload as a plain `Uint8Array` (a Buffer's `slice` would be a view, not a copy). */
   readonly buf: Uint8Array
   pos = 0
   /** Low and high 32 bits of the last {@link varint64} read. */
@@ -83,9 +100,11 @@ export class ProtobufReader {
   private lastId = ''
 
   constructor(buf: Uint8Array) {
-    this.buf = buf
-    // Kafka hands out Buffers already; other Uint8Arrays get a Buffer view (no copy).
-    this.native = (Buffer.isBuffer(buf)
+    // Views, not copies: one plain array (monomorphic reads, a copying `slice`) and one Buffer
+    // for Node's native string decoders. Kafka hands out Buffers, tests plain arrays.
+    const isBuffer = Buffer.isBuffer(buf)
+    this.buf = isBuffer ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : buf
+    this.native = (isBuffer
       ? buf
       : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength)) as unknown as NativeSlices
   }
@@ -311,6 +330,7 @@ export class ProtobufReader {
 
   /** Reads a field tag and rejects field number 0. */
   tag(limit: number): number {
+    work++
     const tag = this.uint32(limit)
     if (tag < 8) throw this.error('invalid_tag', 'field number 0', this.pos - 1)
     return tag
