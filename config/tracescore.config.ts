@@ -9,7 +9,7 @@ import { toolSuccessScorer } from './scorers/tool-success.ts'
 const judgeModel = process.env.TRACESCORE_JUDGE_MODEL // e.g. 'openai/gpt-5-mini' (needs OPENAI_API_KEY)
 
 export default defineConfig({
-  kafka: { brokers: ['127.0.0.1:9092'], topic: 'otlp_spans', groupId: 'tracescore', encoding: 'otlp_proto' },
+  kafka: { brokers: ['127.0.0.1:9092'], topic: 'otlp_spans', groupId: 'tracescore', encoding: 'auto' },
   assembly: { settleMs: 2_000, maxTraceAgeMs: 120_000 },
   judges: { defaultLimits: { concurrency: 4 }, timeoutMs: 60_000 },
   scorers: {

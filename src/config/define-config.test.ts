@@ -20,7 +20,7 @@ describe('resolveConfig', () => {
     expect(config.kafka).toMatchObject({
       brokers: ['127.0.0.1:9092'],
       topic: 'otlp_spans',
-      encoding: 'otlp_proto',
+      encoding: 'auto',
     })
     expect(config.assembly.settleMs).toBe(2000)
     expect(config.judges.defaultLimits.concurrency).toBe(4)

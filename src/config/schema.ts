@@ -75,7 +75,8 @@ export const configSchema = z
         clientId: z.string().default('tracescore'),
         topic: z.string().min(1).default('otlp_spans'),
         groupId: z.string().min(1).default('tracescore'),
-        encoding: z.enum(['otlp_proto', 'otlp_json']).default('otlp_proto'),
+        /** `auto` tells protobuf from OTLP/JSON per record. */
+        encoding: z.enum(['auto', 'otlp_proto', 'otlp_json']).default('auto'),
         fromBeginning: z.boolean().default(false),
         deadLetterTopic: z.string().min(1).default('otlp_spans_dlq'),
         /** When set, every (run, scorer) decision is produced here as one JSON record keyed by trace id. */

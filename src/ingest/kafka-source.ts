@@ -10,7 +10,7 @@ import {
 import type { Span } from '../model/index.ts'
 import { registerCompressionCodecs } from './codecs.ts'
 import { type BadRecord, deadLetterMessage, errorCode } from './dead-letter.ts'
-import { decodeOtlpTraces, type OtlpEncoding } from './decode/index.ts'
+import { decodeOtlpTraces, type OtlpEncodingOption } from './decode/index.ts'
 import { type IngestLogger, stderrLogger } from './ingest-logger.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type ReadyTrace, TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
@@ -31,8 +31,8 @@ export interface KafkaSourceOptions extends Omit<TraceAssemblerOptions, 'now'> {
   topic?: string
   /** Where a group without committed offsets starts. Default false (the latest records). */
   fromBeginning?: boolean
-  /** Encoding of the record values. Default `otlp_proto`. */
-  encoding?: OtlpEncoding
+  /** Encoding of the record values. Default `auto` (protobuf or OTLP/JSON, per record). */
+  encoding?: OtlpEncodingOption
   /** Topic for records that cannot be decoded; `false` drops them (counted). Default `otlp_spans_dlq`. */
   deadLetterTopic?: string | false
   /**
@@ -114,7 +114,7 @@ export interface KafkaSource {
 export function createKafkaSource(options: KafkaSourceOptions): KafkaSource {
   const topic = options.topic ?? 'otlp_spans'
   const groupId = options.groupId ?? 'tracescore'
-  const encoding = options.encoding ?? 'otlp_proto'
+  const encoding = options.encoding ?? 'auto'
   const dlqTopic = options.deadLetterTopic === undefined ? `${topic}_dlq` : options.deadLetterTopic
   const now = options.now ?? Date.now
   const log = options.logger ?? stderrLogger

@@ -27,7 +27,8 @@ afterAll(() => producer.disconnect())
 
 interface Variant {
   name: string
-  encoding: 'otlp_proto' | 'otlp_json'
+  /** `mixed`: records alternate protobuf and OTLP/JSON, read with the default encoding (`auto`). */
+  encoding: 'otlp_proto' | 'otlp_json' | 'mixed'
   keyed: boolean
   compression: CompressionTypes
 }
@@ -71,6 +72,12 @@ const variants: Variant[] = [
     compression: CompressionTypes.LZ4,
   },
   { name: 'otlp_json, zstd', encoding: 'otlp_json', keyed: false, compression: CompressionTypes.ZSTD },
+  {
+    name: 'protobuf and OTLP/JSON records on one topic, default encoding',
+    encoding: 'mixed',
+    keyed: true,
+    compression: CompressionTypes.None,
+  },
 ]
 
 /**
@@ -79,7 +86,13 @@ const variants: Variant[] = [
  * is split per trace and keyed by the 32-hex trace id.
  */
 const exporterRecords = (spans: Parameters<typeof encodeOtlpProto>[0], v: Variant): Message[] => {
-  const encode = v.encoding === 'otlp_json' ? encodeOtlpJson : encodeOtlpProto
+  let n = 0
+  const encode =
+    v.encoding === 'mixed'
+      ? (batch: Parameters<typeof encodeOtlpProto>[0]) => (n++ % 2 ? encodeOtlpJson : encodeOtlpProto)(batch)
+      : v.encoding === 'otlp_json'
+        ? encodeOtlpJson
+        : encodeOtlpProto
   const messages: Message[] = []
   for (const batch of chunks(shuffled(spans, 7), 7)) {
     if (!v.keyed) messages.push({ key: null, value: encode(batch) })
@@ -107,7 +120,7 @@ describe('Kafka span source on the real broker', () => {
       brokers: testBrokers(),
       topic,
       groupId,
-      encoding: v.encoding,
+      ...(v.encoding === 'mixed' ? {} : { encoding: v.encoding }),
       fromBeginning: true,
       isAgentRunSpan: isGeneratedAgentSpan,
       settleMs: 1_000,

@@ -143,6 +143,17 @@ describe('encoding detection', () => {
     expect(span!.spanId).toBe('cd'.repeat(8))
   })
 
+  it("'auto' tells protobuf from JSON record by record, as omitting the encoding does", () => {
+    const proto = ProtobufTraceSerializer.serializeRequest(sdkSpans)!
+    const json = JsonTraceSerializer.serializeRequest(sdkSpans)!
+    const withBom = Uint8Array.from([0xef, 0xbb, 0xbf, ...json])
+    const want = byId(decodeOtlpTraces(proto, 'otlp_proto'))
+    for (const payload of [proto, json, withBom, proto, new TextDecoder().decode(json)]) {
+      expect(byId(decodeOtlpTraces(payload, 'auto'))).toEqual(want)
+    }
+    expect(() => decodeOtlpTraces(json, 'otlp_proto')).toThrow(OtlpDecodeError)
+  })
+
   it('decodes JSON that starts with a newline', () => {
     expect(decodeOtlpTraces(new TextEncoder().encode('\n{"resourceSpans":[]}'))).toEqual([])
   })

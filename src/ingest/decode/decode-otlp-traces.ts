@@ -2,7 +2,7 @@ import type { Span } from '../../model/span.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { parseOtlpJsonText, visitOtlpJsonRequest } from './decode-json.ts'
 import { visitOtlpProtoSpans } from './decode-proto.ts'
-import { detectOtlpEncoding, type OtlpEncoding } from './otlp-encoding.ts'
+import { detectOtlpEncoding, type OtlpEncodingOption } from './otlp-encoding.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
 
 const utf8 = new TextDecoder('utf-8')
@@ -17,12 +17,12 @@ const utf8 = new TextDecoder('utf-8')
 export function visitOtlpSpans(
   payload: Uint8Array | string,
   visit: OtlpSpanVisitor,
-  encoding?: OtlpEncoding,
+  encoding: OtlpEncodingOption = 'auto',
 ): void {
-  const chosen = encoding ?? detectOtlpEncoding(payload)
+  const chosen = encoding === 'auto' ? detectOtlpEncoding(payload) : encoding
   if (chosen === 'otlp_json') {
     const text = typeof payload === 'string' ? payload : decodeText(payload)
-    if (encoding === undefined && typeof payload !== 'string' && payload[0] === 0x0a) {
+    if (encoding === 'auto' && typeof payload !== 'string' && payload[0] === 0x0a) {
       // "\n{" also starts a protobuf request whose first ResourceSpans is 123 bytes long.
       visitAmbiguous(payload, text, visit)
       return
@@ -67,13 +67,13 @@ function visitAmbiguous(payload: Uint8Array, text: string, visit: OtlpSpanVisito
 
 /**
  * Decodes one OTLP `ExportTraceServiceRequest` (protobuf bytes or OTLP/JSON) into normalized spans,
- * in payload order. The encoding is detected when omitted: a string, or bytes starting with `{`
+ * in payload order. The encoding is detected when omitted or `auto`: a string, or bytes starting with `{`
  * after whitespace, is JSON; anything else protobuf. Throws {@link OtlpDecodeError} on malformed input.
  * The spans of one `ResourceSpans` share one `resource` object (protobuf: so do all spans whose
  * resource has the same bytes, across payloads), and those of one `ScopeSpans` one `scope`: treat
  * them as read-only.
  */
-export function decodeOtlpTraces(payload: Uint8Array | string, encoding?: OtlpEncoding): Span[] {
+export function decodeOtlpTraces(payload: Uint8Array | string, encoding?: OtlpEncodingOption): Span[] {
   const spans: Span[] = []
   visitOtlpSpans(
     payload,

@@ -14,6 +14,7 @@ import { OtlpDecodeError } from './decode-error.ts'
 import { int64ToValue, uint64ToDecimal } from './int64-decimal.ts'
 import { leadingByteOrderMarks, looksLikeText } from './looks-like-text.ts'
 import { MessageCache } from './message-cache.ts'
+import { detectOtlpEncoding } from './otlp-encoding.ts'
 import { addDecodeWork, ProtobufReader } from './protobuf-reader.ts'
 import type { OtlpSpanVisitor } from './span-visitor.ts'
 
@@ -101,11 +102,13 @@ export function visitOtlpProtoSpans(payload: Uint8Array, visit: OtlpSpanVisitor)
 
 function notOtlpText(payload: Uint8Array, cause: OtlpDecodeError): OtlpDecodeError {
   const marks = leadingByteOrderMarks(payload)
-  const what =
+  const message =
     marks > 1
-      ? `looks like text after ${marks} byte-order marks, where OTLP/JSON may have one`
-      : 'looks like text, neither OTLP protobuf nor OTLP/JSON'
-  return new OtlpDecodeError('not_otlp', `not an OTLP payload (${what})`, { cause })
+      ? `not an OTLP payload (looks like text after ${marks} byte-order marks, where OTLP/JSON may have one)`
+      : detectOtlpEncoding(payload) === 'otlp_json'
+        ? "not an OTLP protobuf payload (looks like OTLP/JSON text: decode it with encoding 'otlp_json' or 'auto')"
+        : 'not an OTLP payload (looks like text, neither OTLP protobuf nor OTLP/JSON)'
+  return new OtlpDecodeError('not_otlp', message, { cause })
 }
 
 /** Decodes a protobuf `ExportTraceServiceRequest` into normalized spans, in payload order. */

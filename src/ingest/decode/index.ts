@@ -2,7 +2,7 @@
  * The OTLP trace decoder: Kafka record values (`ExportTraceServiceRequest` as protobuf or OTLP/JSON)
  * to normalized {@link Span}s.
  *
- * - `decodeOtlpTraces(payload, encoding?)`: the entry point; encoding detected when omitted.
+ * - `decodeOtlpTraces(payload, encoding?)`: the entry point; encoding detected when omitted or `auto`.
  * - `visitOtlpSpans(payload, visit, encoding?)`: the same, span by span with each span's encoded
  *   size, for assembly without an intermediate array.
  * - `decodeOtlpJsonLines(text)`: the Collector file exporter's JSON lines.
@@ -18,5 +18,5 @@ export { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
 export { decodeOtlpJsonLines } from './decode-json-lines.ts'
 export { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
 export { decodeOtlpProto, visitOtlpProtoSpans } from './decode-proto.ts'
-export { detectOtlpEncoding, type OtlpEncoding } from './otlp-encoding.ts'
+export { detectOtlpEncoding, type OtlpEncoding, type OtlpEncodingOption } from './otlp-encoding.ts'
 export type { OtlpSpanVisitor } from './span-visitor.ts'

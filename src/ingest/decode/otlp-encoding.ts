@@ -1,6 +1,9 @@
 /** The Collector's Kafka encodings for traces that tracescore reads. */
 export type OtlpEncoding = 'otlp_proto' | 'otlp_json'
 
+/** An encoding to decode with, or `auto`: detected per payload (see {@link detectOtlpEncoding}). */
+export type OtlpEncodingOption = OtlpEncoding | 'auto'
+
 /**
  * Guesses the encoding of a payload: a string, or bytes whose first non-whitespace byte is `{`
  * (after an optional UTF-8 BOM), is OTLP/JSON; anything else is protobuf.

@@ -2,7 +2,7 @@ import { type Consumer, type EachBatchPayload, Kafka, logLevel, type Message, ty
 import type { Span } from '../../model/index.ts'
 import { registerCompressionCodecs } from '../codecs.ts'
 import { type BadRecord, deadLetterMessage, errorCode } from '../dead-letter.ts'
-import { decodeOtlpTraces, type OtlpEncoding } from '../decode/index.ts'
+import { decodeOtlpTraces, type OtlpEncodingOption } from '../decode/index.ts'
 import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
 import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
 
@@ -17,8 +17,8 @@ export interface TraceRepartitionerOptions {
   sourceTopic?: string
   /** Internal topic of per-trace records keyed by hex trace id (`otlp_json`). Default `<sourceTopic>.by_trace`. */
   targetTopic?: string
-  /** Encoding of the raw records. Default `otlp_proto`. */
-  encoding?: OtlpEncoding
+  /** Encoding of the raw records. Default `auto` (protobuf or OTLP/JSON, per record). */
+  encoding?: OtlpEncodingOption
   /** Undecodable records go here; `false` drops them. Default `<sourceTopic>_dlq`. */
   deadLetterTopic?: string | false
   fromBeginning?: boolean
@@ -54,7 +54,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
   const sourceTopic = options.sourceTopic ?? 'otlp_spans'
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
   const dlqTopic = options.deadLetterTopic === undefined ? `${sourceTopic}_dlq` : options.deadLetterTopic
-  const encoding = options.encoding ?? 'otlp_proto'
+  const encoding = options.encoding ?? 'auto'
   const log = options.logger ?? stderrLogger
   // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
   registerCompressionCodecs()

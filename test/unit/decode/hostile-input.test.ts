@@ -248,6 +248,14 @@ describe('payloads that are text, not OTLP', () => {
     })
   }
 
+  it('says OTLP/JSON read as protobuf is JSON, and which encodings read it', () => {
+    for (const payload of [encode(json), encode(`${BOM}${json}`), encode(`\n ${json}`)]) {
+      const error = errorOf(() => decodeOtlpTraces(payload, 'otlp_proto'))
+      expect(error.code).toBe('not_otlp')
+      expect(error.message).toMatch(/looks like OTLP\/JSON text.*'auto'/)
+    }
+  })
+
   it('still reports binary garbage in protobuf terms', () => {
     const error = errorOf(() => decodeOtlpTraces(Uint8Array.from([0x0b, 0x00, 0xff, 0x13])))
     expect(error.code).toBe('unsupported_wire_type')
