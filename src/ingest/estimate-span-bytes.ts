@@ -1,4 +1,5 @@
 import type { Attributes, AttributeValue, Span } from '../model/index.ts'
+import { undecodedAttributesBytes } from './decode/lazy-attributes.ts'
 
 const valueBytes = (value: AttributeValue): number => {
   if (typeof value === 'string') return value.length + 2
@@ -13,6 +14,9 @@ const valueBytes = (value: AttributeValue): number => {
 }
 
 const attributesBytes = (attributes: Attributes): number => {
+  // Not decoded yet: what they are kept as (their encoded bytes), without decoding them to measure.
+  const undecoded = undecodedAttributesBytes(attributes)
+  if (undecoded !== undefined) return undecoded
   let n = 0
   for (const key in attributes) n += key.length + 4 + valueBytes(attributes[key]!)
   return n
@@ -21,7 +25,8 @@ const attributesBytes = (attributes: Attributes): number => {
 /**
  * Approximate encoded size of a span (about what its OTLP protobuf takes), for the assembler's
  * byte cap when the record's payload size is not known. Resource attributes are not counted:
- * batches share them between spans.
+ * batches share them between spans. Lazily decoded attributes count as their encoded bytes and
+ * stay undecoded.
  */
 export function estimateSpanBytes(span: Span): number {
   let n = 80 + span.name.length + attributesBytes(span.attributes)

@@ -65,6 +65,11 @@ export interface Span {
   kind: SpanKind
   startTimeUnixNano: string
   endTimeUnixNano: string
+  /**
+   * Decoded from protobuf, a large span's attributes (and its events' and links') arrive as a view
+   * that decodes them on first use and is then replaced by the plain object; it behaves as that
+   * object, but `structuredClone` needs a copy (`{ ...span.attributes }`) and it cannot be frozen.
+   */
   attributes: Attributes
   events: SpanEvent[]
   links: SpanLink[]

@@ -70,8 +70,8 @@ function visitAmbiguous(payload: Uint8Array, text: string, visit: OtlpSpanVisito
  * in payload order. The encoding is detected when omitted or `auto`: a string, or bytes starting with `{`
  * after whitespace, is JSON; anything else protobuf. Throws {@link OtlpDecodeError} on malformed input.
  * The spans of one `ResourceSpans` share one `resource` object (protobuf: so do all spans whose
- * resource has the same bytes, across payloads), and those of one `ScopeSpans` one `scope`: treat
- * them as read-only.
+ * resource has the same bytes, across payloads), and those of one `ScopeSpans` one `scope`; from
+ * protobuf, spans without events, links or status share frozen empty ones: treat them as read-only.
  */
 export function decodeOtlpTraces(payload: Uint8Array | string, encoding?: OtlpEncodingOption): Span[] {
   const spans: Span[] = []

@@ -9,6 +9,10 @@
  * - `decodeOtlpProto` / `visitOtlpProtoSpans`, `decodeOtlpJson` / `visitOtlpJsonRequest` (an
  *   already parsed request): one encoding only.
  * - `OtlpDecodeError`: every malformed payload, with `code`, `offset` (protobuf byte) or `path` (JSON).
+ *
+ * Protobuf spans of `LAZY_SPAN_BYTES` or more keep their attributes encoded (checked, copied) until
+ * first read, but for the role keys transform needs to find agent runs (`role-attributes.ts`): most
+ * spans of a production trace are never read past their envelope (`lazy-attributes.ts`).
  */
 
 export type { Span } from '../../model/span.ts'

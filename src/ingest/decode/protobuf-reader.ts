@@ -15,6 +15,7 @@ export const WireType = {
 interface NativeSlices {
   utf8Slice(start: number, end: number): string
   hexSlice(start: number, end: number): string
+  latin1Slice(start: number, end: number): string
 }
 
 /** Char codes of the two lowercase hex digits of every byte value. */
@@ -238,6 +239,15 @@ export class ProtobufReader {
     return value
   }
 
+  /**
+   * Moves past a string field of bytes `pos..end` without decoding it, but for one so large that
+   * decoding it may fail (too_large): that one is decoded now, so the failure happens now.
+   */
+  skipString(end: number): void {
+    if (end - this.pos < HUGE_STRING_BYTES) this.pos = end
+    else this.string(end)
+  }
+
   /** Decodes a string of hundreds of MB, which may exceed V8's string length limit. */
   private huge(start: number, end: number): string {
     try {
@@ -261,6 +271,14 @@ export class ProtobufReader {
     const key = this.native.utf8Slice(start, end)
     keyCache.store(-1 - slot, this.buf, start, end, key)
     return key
+  }
+
+  /**
+   * Bytes `start..end` as a latin1 string (one char per byte): an owned copy of them on the V8
+   * heap, cheaper to make and to collect than a typed array. `Buffer.from(s, 'latin1')` restores them.
+   */
+  latin1(start: number, end: number): string {
+    return this.native.latin1Slice(start, end)
   }
 
   /** Lowercase hex of bytes `pos..end`, moving past them. */

@@ -519,3 +519,15 @@ export function encodeJson(
     })),
   })
 }
+
+/** `request` with a `padding` attribute of `bytes` characters on every span (to make spans large). */
+export function padSpans(request: GenResourceSpans[], bytes: number): GenResourceSpans[] {
+  const padding: [string, GenValue] = ['padding', { t: 'string', v: 'p'.repeat(bytes) }]
+  return request.map((rs) => ({
+    ...rs,
+    scopeSpans: rs.scopeSpans.map((ss) => ({
+      ...ss,
+      spans: ss.spans.map((span) => ({ ...span, attributes: [...span.attributes, padding] })),
+    })),
+  }))
+}

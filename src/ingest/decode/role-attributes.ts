@@ -1,0 +1,74 @@
+import type { Attributes, AttributeValue } from '../../model/span.ts'
+
+/**
+ * Attribute keys decoded at once even when the rest of a span's attributes are left for later
+ * (lazy decoding): the keys transform reads to tell what a span is to an agent run
+ * (`detectConvention`, `spanRole`, `isAgentRunSpan`), which the assembler asks of every span.
+ * Reading any other key decodes all of a span's attributes, so a key missing here costs speed,
+ * never correctness; `test/unit/decode/role-attributes.test.ts` runs transform's role functions
+ * over every fixture and fails when they read a key that is not listed.
+ */
+export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
+  // Mastra (`@mastra/otel-exporter`)
+  'mastra.span.type',
+  // OpenTelemetry GenAI semantic conventions (also AI SDK 7, Strands, Google ADK, Pydantic AI)
+  'gen_ai.operation.name',
+  // Vercel AI SDK telemetry
+  'ai.operationId',
+  // OpenInference (Arize Phoenix)
+  'openinference.span.kind',
+  // OpenLLMetry / Traceloop
+  'traceloop.span.kind',
+]
+
+const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)
+const encoder = new TextEncoder()
+/** The UTF-8 bytes of the role keys, by their byte length. */
+const byLength: Uint8Array[][] = []
+for (const key of ROLE_ATTRIBUTE_KEYS) {
+  const bytes = encoder.encode(key)
+  const list = byLength[bytes.length] ?? []
+  list.push(bytes)
+  byLength[bytes.length] = list
+}
+
+/** Role values kept per key: a handful in practice (`chat`, `invoke_agent`, `LLM`, ...). */
+const MAX_SHARED_VALUES = 256
+/** Shared `{ key: value }` objects, by key and value. */
+const shared = new Map<string, Map<AttributeValue, Attributes>>()
+
+/**
+ * A frozen `{ [key]: value }`, the same object for the same role key and primitive value: spans
+ * buffered by the thousand need not each hold one.
+ */
+export function sharedRole(key: string, value: AttributeValue): Attributes {
+  if (value !== null && typeof value === 'object') return { [key]: value }
+  let byValue = shared.get(key)
+  if (byValue === undefined) {
+    byValue = new Map()
+    shared.set(key, byValue)
+  }
+  let roles = byValue.get(value)
+  if (roles === undefined) {
+    roles = Object.freeze({ [key]: value }) as Attributes
+    if (byValue.size < MAX_SHARED_VALUES) byValue.set(value, roles)
+  }
+  return roles
+}
+
+/** Whether `key` is one of {@link ROLE_ATTRIBUTE_KEYS}. */
+export function isRoleKey(key: string): boolean {
+  return ROLE_KEYS.has(key)
+}
+
+/** Whether the UTF-8 bytes `buf[start..end)` are one of {@link ROLE_ATTRIBUTE_KEYS} (no string is built). */
+export function isRoleKeyAt(buf: Uint8Array, start: number, end: number): boolean {
+  const candidates = byLength[end - start]
+  if (candidates === undefined) return false
+  for (const key of candidates) {
+    let i = 0
+    while (i < key.length && key[i] === buf[start + i]) i++
+    if (i === key.length) return true
+  }
+  return false
+}
