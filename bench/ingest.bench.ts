@@ -6,6 +6,14 @@
  * spans, null keys. Rounds alternate subject and baseline, each with a fresh consumer group, the
  * best round of each kept. Run with `npx tsx bench/ingest.bench.ts`; `run()` returns the rows.
  */
+import { context, SpanKind, trace } from '@opentelemetry/api'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base'
 import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
 import { createKafkaSource } from '../src/ingest/kafka-source.ts'
 import { OffsetTracker, type RecordRef } from '../src/ingest/offset-tracker.ts'
@@ -14,6 +22,7 @@ import {
   encodeOtlpProto,
   generateAgentTraffic,
   isGeneratedAgentSpan,
+  seededRandom,
 } from '../src/ingest/testing/agent-traffic.ts'
 import { createTopic, deleteTopics, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
 import { TraceAssembler } from '../src/ingest/trace-assembler.ts'
@@ -70,8 +79,72 @@ async function time(done: () => boolean): Promise<Timing> {
 
 const kafka = testKafka('tracescore-bench')
 
-/** Produces `runs` agent runs (5 spans each) in batches of `spansPerRecord`; returns counts. */
-async function prepare(topic: string, runs: number, spansPerRecord: number) {
+/**
+ * HTTP/DB traces as a web service exports them: a server span, a database query and a call to
+ * another service, each with the attributes their OpenTelemetry instrumentations record.
+ */
+function httpDbTraces(count: number, seed: number): ReadableSpan[] {
+  const random = seededRandom(seed)
+  const exporter = new InMemorySpanExporter()
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'orders-api', 'service.version': '3.2.0' }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  })
+  const tracer = provider.getTracer('@opentelemetry/instrumentation-http', '0.57.0')
+  for (let i = 0; i < count; i++) {
+    const t = Date.UTC(2026, 10, 30, 9) + i * 100
+    const id = Math.floor(random() * 1e6)
+    const root = tracer.startSpan('GET /api/orders/{id}', {
+      kind: SpanKind.SERVER,
+      startTime: t,
+      attributes: {
+        'http.request.method': 'GET',
+        'http.route': '/api/orders/{id}',
+        'url.path': `/api/orders/${id}`,
+        'url.scheme': 'https',
+        'http.response.status_code': 200,
+        'server.address': 'orders.internal',
+        'server.port': 8443,
+        'user_agent.original': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36',
+        'client.address': `10.0.${id % 255}.${id % 7}`,
+      },
+    })
+    const ctx = trace.setSpan(context.active(), root)
+    const query =
+      'SELECT o.id, o.status, o.total FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id = $1'
+    const db = {
+      'db.system': 'postgresql',
+      'db.namespace': 'orders',
+      'db.query.text': query,
+      'server.port': 5432,
+    }
+    tracer
+      .startSpan('SELECT orders', { kind: SpanKind.CLIENT, startTime: t + 1, attributes: db }, ctx)
+      .end(t + 4)
+    const call = { 'http.request.method': 'GET', 'url.full': `https://inventory.internal/api/stock/${id}` }
+    tracer.startSpan('GET', { kind: SpanKind.CLIENT, startTime: t + 5, attributes: call }, ctx).end(t + 9)
+    root.end(t + 10)
+  }
+  return exporter.getFinishedSpans()
+}
+
+/** `runs` agent runs (5 spans each), as their SDK exports them, 1,000 runs per seed. */
+const genAiTraffic = (seed: number): ReadableSpan[] => generateAgentTraffic({ runs: 1000, seed }).spans
+
+/** Production-like: 1,000 traces per seed, one agent run (5 spans) among nine HTTP/DB traces (3 spans). */
+function mixedTraffic(seed: number): ReadableSpan[] {
+  const agents = generateAgentTraffic({ runs: 100, seed }).runs
+  const plain = httpDbTraces(900, seed)
+  return agents.flatMap((run, i) => [...run.spans, ...plain.slice(i * 27, (i + 1) * 27)])
+}
+
+/** Produces `seeds` rounds of `traffic` in batches of `spansPerRecord`; returns counts. */
+async function prepare(
+  topic: string,
+  traffic: (seed: number) => ReadableSpan[],
+  seeds: number,
+  spansPerRecord: number,
+) {
   await createTopic(kafka, topic, 2)
   const producer = kafka.producer()
   await producer.connect()
@@ -79,15 +152,15 @@ async function prepare(topic: string, runs: number, spansPerRecord: number) {
   let spans = 0
   let payloadBytes = 0
   const payloads: Buffer[] = []
-  for (let seed = 0; seed < runs / 1000; seed++) {
-    const traffic = generateAgentTraffic({ runs: 1000, seed: seed + 1 })
-    const messages = chunks(traffic.spans, spansPerRecord).map((batch) => ({
+  for (let seed = 0; seed < seeds; seed++) {
+    const spanList = traffic(seed + 1)
+    const messages = chunks(spanList, spansPerRecord).map((batch) => ({
       key: null,
       value: encodeOtlpProto(batch),
     }))
     for (const part of chunks(messages, 20)) await producer.send({ topic, messages: part, acks: -1 })
     records += messages.length
-    spans += traffic.spans.length
+    spans += spanList.length
     payloadBytes += messages.reduce((n, m) => n + m.value.length, 0)
     payloads.push(...messages.map((m) => m.value))
   }
@@ -166,12 +239,24 @@ async function subject(topic: string, records: number): Promise<Timing> {
   return timing
 }
 
-/** Runs the benchmark and returns its rows. */
+/** Runs the benchmark on GenAI-heavy and on production-like mixed traffic; one row each. */
 export async function run(options: { runs?: number; rounds?: number } = {}): Promise<IngestBenchRow[]> {
-  const runs = options.runs ?? 40_000
+  const seeds = (options.runs ?? 40_000) / 1000
   const rounds = options.rounds ?? 5
+  return [
+    await runCase('otlp_proto, 50-span multi-trace records, 2 partitions', genAiTraffic, seeds, rounds),
+    await runCase('mixed: 1 agent trace in 10 (9 HTTP/DB), 50-span records', mixedTraffic, seeds, rounds),
+  ]
+}
+
+async function runCase(
+  name: string,
+  traffic: (seed: number) => ReadableSpan[],
+  seeds: number,
+  rounds: number,
+): Promise<IngestBenchRow> {
   const topic = uniqueName('bench-ingest')
-  const { records, spans, payloadBytes, payloads } = await prepare(topic, runs, 50)
+  const { records, spans, payloadBytes, payloads } = await prepare(topic, traffic, seeds, 50)
   let decodeCpu = Infinity
   let decodeAssembleCpu = Infinity
   for (let round = 0; round < rounds; round++) {
@@ -192,23 +277,21 @@ export async function run(options: { runs?: number; rounds?: number } = {}): Pro
   } finally {
     await deleteTopics(kafka, [topic])
   }
-  return [
-    {
-      case: 'otlp_proto, 50-span multi-trace records, 2 partitions',
-      spans,
-      records,
-      payloadBytes,
-      subjectSpansPerSec: spans / best.subject.wall,
-      baselineSpansPerSec: spans / best.baseline.wall,
-      ratio: best.baseline.wall / best.subject.wall,
-      subjectSpansPerCpuSec: spans / best.subject.cpu,
-      baselineSpansPerCpuSec: spans / best.baseline.cpu,
-      cpuRatio: best.baseline.cpu / best.subject.cpu,
-      decodeOnlySpansPerCpuSec: spans / decodeCpu,
-      decodeAssembleSpansPerCpuSec: spans / decodeAssembleCpu,
-      cpuRatioBound: best.baseline.cpu / (best.baseline.cpu + decodeCpu),
-    },
-  ]
+  return {
+    case: name,
+    spans,
+    records,
+    payloadBytes,
+    subjectSpansPerSec: spans / best.subject.wall,
+    baselineSpansPerSec: spans / best.baseline.wall,
+    ratio: best.baseline.wall / best.subject.wall,
+    subjectSpansPerCpuSec: spans / best.subject.cpu,
+    baselineSpansPerCpuSec: spans / best.baseline.cpu,
+    cpuRatio: best.baseline.cpu / best.subject.cpu,
+    decodeOnlySpansPerCpuSec: spans / decodeCpu,
+    decodeAssembleSpansPerCpuSec: spans / decodeAssembleCpu,
+    cpuRatioBound: best.baseline.cpu / (best.baseline.cpu + decodeCpu),
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
