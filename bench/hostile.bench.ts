@@ -1,0 +1,195 @@
+/**
+ * Hostile inputs (issue 11): for each class of input built to hit a worst case, the time of the
+ * public function that sees it at three sizes, doubling each step. Target: each doubling costs at
+ * most 2.5× the time (linear work doubles; quadratic work quadruples), and the largest size
+ * (≥ 1 MiB of input or ≥ 50,000 spans) finishes under 1 s.
+ *
+ * Each measurement runs in its own process, killed after `HOSTILE_BENCH_CAP_S` seconds (default
+ * 30): a quadratic path at 1 MiB takes many minutes, and a crash (stack overflow) must not end the
+ * benchmark. `HOSTILE_BENCH_SCALE` (default 1) scales every size, e.g. 0.0625 to see the growth
+ * of a quadratic path at sizes where it still finishes.
+ *
+ *   npm run bench -- hostile
+ *   node --import tsx bench/hostile.bench.ts --measure <class> <size>   one measurement, as JSON
+ */
+import { spawnSync } from 'node:child_process'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
+import { scoreTrace } from '../src/score-trace.ts'
+import { createRedactor, redactDeep } from '../src/scoring/redact.ts'
+import { extractAgentRuns } from '../src/transform/index.ts'
+import {
+  agentsUnderDeepChain,
+  deepJsonToolArguments,
+  manySystemMessages,
+  nestedToolSpans,
+  orphansAfterFinishedAgents,
+  redactionWorstCase,
+  repeatedResourceRequest,
+} from '../test/helpers/hostile-inputs.ts'
+
+const self = fileURLToPath(import.meta.url)
+const KIB = 1024
+const ALL_BUILTINS = ['email', 'api-key', 'bearer-token', 'card-number'] as const
+
+/** One class: how its input is built from a size, and the public function that sees it. */
+interface HostileClass {
+  name: string
+  unit: 'bytes' | 'spans'
+  /** The largest size; the two others are its half and quarter. */
+  largest: number
+  build(size: number): unknown
+  work(input: any): unknown
+}
+
+const codeScorer = {
+  id: 'count',
+  run: async ({ input }: { input: unknown }) => ({ score: JSON.stringify(input)?.length ?? 0 }),
+}
+
+const CLASSES: HostileClass[] = [
+  {
+    name: 'redaction patterns',
+    unit: 'bytes',
+    largest: 1024 * KIB,
+    build: (size) => ({ toolResult: redactionWorstCase(size) }),
+    work: (input) => redactDeep(input, createRedactor({ builtins: [...ALL_BUILTINS] })),
+  },
+  {
+    name: 'repeated resources',
+    unit: 'bytes',
+    largest: 1024 * KIB,
+    build: (size) => repeatedResourceRequest(size),
+    work: (payload: Uint8Array) => decodeOtlpTraces(payload, 'otlp_proto').length,
+  },
+  {
+    name: 'deep chains',
+    unit: 'spans',
+    largest: 50_000,
+    build: agentsUnderDeepChain,
+    work: (spans) => extractAgentRuns(spans).length,
+  },
+  {
+    name: 'orphans',
+    unit: 'spans',
+    largest: 50_000,
+    build: orphansAfterFinishedAgents,
+    work: (spans) => extractAgentRuns(spans).length,
+  },
+  {
+    name: 'nested tools',
+    unit: 'spans',
+    largest: 50_000,
+    build: nestedToolSpans,
+    work: (spans) => extractAgentRuns(spans)[0]?.output[0]?.content.parts.length,
+  },
+  {
+    name: 'many system messages',
+    unit: 'bytes',
+    largest: 1024 * KIB,
+    build: manySystemMessages,
+    work: (spans) => extractAgentRuns(spans)[0]?.input.systemMessages.length,
+  },
+  {
+    name: 'deep JSON',
+    unit: 'bytes',
+    largest: 1024 * KIB,
+    build: deepJsonToolArguments,
+    // The whole scoring path: transform, redaction for the judge, a scorer, the decision.
+    work: async (spans) => {
+      const scored = await scoreTrace(spans, {
+        scorers: { count: { scorer: codeScorer, redact: { builtins: [...ALL_BUILTINS] } } },
+      })
+      return scored.decisions.map((d) => d.outcome).join(',')
+    },
+  },
+]
+
+/** Child mode: builds one input (not timed), then times the work, best of up to 5 rounds within ~2 s. */
+async function measure(name: string, size: number): Promise<void> {
+  const hostile = CLASSES.find((c) => c.name === name)
+  if (!hostile) throw new Error(`unknown class ${name}`)
+  const input = hostile.build(size)
+  let best = Number.POSITIVE_INFINITY
+  let result: unknown
+  let spent = 0
+  for (let round = 0; round < 5 && spent < 2_000; round++) {
+    const started = performance.now()
+    result = await hostile.work(input)
+    const ms = performance.now() - started
+    best = Math.min(best, ms)
+    spent += ms
+  }
+  process.stdout.write(JSON.stringify({ ms: best, result: String(result).slice(0, 60) }))
+}
+
+interface Measurement {
+  ms?: number
+  outcome: string
+}
+
+function measureInChild(name: string, size: number, capSeconds: number): Measurement {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', self, '--measure', name, String(size)], {
+    cwd: resolve(self, '../..'),
+    encoding: 'utf8',
+    timeout: capSeconds * 1000,
+    maxBuffer: 1024 * 1024,
+  })
+  if (child.error || child.signal) return { outcome: `> ${capSeconds} s (killed)` }
+  if (child.status !== 0) {
+    const error = /(RangeError|TypeError|Error)[^\n]*/.exec(child.stderr ?? '')?.[0] ?? `exit ${child.status}`
+    return { outcome: `crashed: ${error.slice(0, 60)}` }
+  }
+  const parsed = JSON.parse(child.stdout) as { ms: number; result: string }
+  return { ms: parsed.ms, outcome: `ok (${parsed.result})` }
+}
+
+function sizeLabel(unit: HostileClass['unit'], size: number): string {
+  if (unit === 'spans') return `${size.toLocaleString('en-US')} spans`
+  return size >= KIB ? `${Math.round(size / KIB).toLocaleString('en-US')} KiB` : `${size} B`
+}
+
+/** Every class at its three sizes, each row with the ratio to the previous size and the target check. */
+export async function run(): Promise<Record<string, unknown>[]> {
+  const scale = Number(process.env.HOSTILE_BENCH_SCALE ?? 1)
+  const cap = Number(process.env.HOSTILE_BENCH_CAP_S ?? 30)
+  const only = process.env.HOSTILE_BENCH_ONLY
+  const rows: Record<string, unknown>[] = []
+  for (const hostile of CLASSES) {
+    if (only && !hostile.name.includes(only)) continue
+    const largest = Math.max(4, Math.round(hostile.largest * scale))
+    const sizes = [Math.round(largest / 4), Math.round(largest / 2), largest]
+    let previous: number | undefined
+    const ratios: number[] = []
+    let stopped = false
+    for (const [index, size] of sizes.entries()) {
+      const measured: Measurement = stopped
+        ? { outcome: 'not run (smaller size failed)' }
+        : measureInChild(hostile.name, size, cap)
+      if (measured.ms === undefined) stopped = true
+      const ratio = measured.ms !== undefined && previous !== undefined ? measured.ms / previous : undefined
+      if (ratio !== undefined) ratios.push(ratio)
+      previous = measured.ms
+      const last = index === sizes.length - 1
+      const met =
+        last && !stopped && measured.ms !== undefined
+          ? ratios.every((r) => r <= 2.5) && (scale < 1 || measured.ms < 1_000)
+          : undefined
+      rows.push({
+        case: hostile.name,
+        scenario: sizeLabel(hostile.unit, size),
+        ms: measured.ms,
+        ratio: ratio === undefined ? '' : `${ratio.toFixed(2)}×`,
+        outcome: measured.outcome,
+        target: last ? '≤ 2.5× per doubling; largest < 1 s' : '',
+        met: last ? (met === undefined ? 'no' : met ? 'yes' : 'no') : '',
+      })
+    }
+  }
+  return rows
+}
+
+if (process.argv[2] === '--measure' && resolve(process.argv[1] ?? '') === self) {
+  await measure(process.argv[3]!, Number(process.argv[4]))
+}
