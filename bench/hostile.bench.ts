@@ -54,7 +54,7 @@ const CLASSES: HostileClass[] = [
     unit: 'bytes',
     largest: 1024 * KIB,
     build: (size) => ({ toolResult: redactionWorstCase(size) }),
-    work: (input) => redactDeep(input, createRedactor({ builtins: [...ALL_BUILTINS] })),
+    work: (input) => redactDeep(input, createRedactor({ builtins: [...ALL_BUILTINS] })).toolResult.length,
   },
   {
     name: 'repeated resources',
@@ -179,7 +179,7 @@ export async function run(): Promise<Record<string, unknown>[]> {
       rows.push({
         case: hostile.name,
         scenario: sizeLabel(hostile.unit, size),
-        ms: measured.ms,
+        ms: measured.ms ?? null,
         ratio: ratio === undefined ? '' : `${ratio.toFixed(2)}×`,
         outcome: measured.outcome,
         target: last ? '≤ 2.5× per doubling; largest < 1 s' : '',
