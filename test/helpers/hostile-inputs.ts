@@ -71,7 +71,7 @@ export function redactionWorstCase(length: number): string {
   return [
     base64Run(quarter),
     `sk-${'-'.repeat(quarter - 3)}`,
-    `bearer ${'.'.repeat(quarter - 7)}`,
+    'bearer '.repeat(Math.floor(quarter / 7)),
     '1 '.repeat(Math.floor(quarter / 2)),
   ].join('\n')
 }
