@@ -39,6 +39,11 @@ const scorerEntry = z
       .optional(),
     /** Daily judge-token budget; when spent the scorer's runs are recorded as skipped for budget. */
     dailyTokenBudget: z.number().int().positive().optional(),
+    /**
+     * Fence the run's text (messages, tool arguments and results) with per-request nonce markers
+     * in the prompts of `createScorer` prompt steps, and name the markers to the judge. Default true.
+     */
+    fenceTraceContent: z.boolean().optional(),
     /** Redaction applied to the run before any judge sees it. */
     redact: z
       .object({

@@ -1,3 +1,4 @@
+import { mapStringsDeep } from './map-strings-deep.ts'
 import { redactBytes } from './redact-bytes.ts'
 
 /**
@@ -158,69 +159,8 @@ function luhnPrefixSums(run: string, count: number) {
 
 /**
  * Deep-copies a value, passing every string through `redact`: object keys and values, array
- * items, and the text inside byte arrays. Plain and null-prototype objects and arrays are copied;
- * other objects (dates, class instances) are kept as they are. Iterative, so a value nested
- * hundreds of thousands of levels deep (JSON in a tool argument) cannot overflow the stack;
- * shared and circular references stay shared and circular in the copy.
+ * items, and the text inside byte arrays (see `mapStringsDeep` for what is copied; any depth).
  */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
-  const copies = new Map<object, unknown>()
-  const pending: [source: object, target: Record<string, unknown> | unknown[]][] = []
-  // Keys repeat across the objects of a run ("role", "content"): each distinct key is redacted once.
-  const keys = new Map<string, string>()
-  const redactKey = (key: string): string => {
-    let redacted = keys.get(key)
-    if (redacted === undefined) {
-      redacted = redact(key)
-      keys.set(key, redacted)
-    }
-    return redacted
-  }
-  const copy = (item: unknown): unknown => {
-    if (typeof item === 'string') return redact(item)
-    if (item === null || typeof item !== 'object') return item
-    if (item instanceof Uint8Array) return redactBytes(item, redact)
-    const known = copies.get(item)
-    if (known !== undefined) return known
-    let target: Record<string, unknown> | unknown[]
-    if (Array.isArray(item)) target = new Array(item.length)
-    else {
-      const prototype = Object.getPrototypeOf(item)
-      if (prototype === Object.prototype) target = {}
-      else if (prototype === null) target = Object.create(null)
-      else return item
-    }
-    copies.set(item, target)
-    pending.push([item, target])
-    return target
-  }
-  const result = copy(value)
-  while (pending.length > 0) {
-    const [source, target] = pending.pop()!
-    if (Array.isArray(target)) {
-      const items = source as unknown[]
-      for (let i = 0; i < items.length; i++) target[i] = copy(items[i])
-      continue
-    }
-    // Once a key was redacted, later keys may collide with it: from then on each is checked.
-    let renamed = false
-    for (const key of Object.keys(source)) {
-      const item = copy((source as Record<string, unknown>)[key])
-      const redacted = redactKey(key)
-      if (redacted === key && !renamed && key !== '__proto__') target[key] = item
-      else setOwn(target, redacted, item)
-      renamed ||= redacted !== key
-    }
-  }
-  return result as T
-}
-
-/**
- * Sets a key as an own data property (a `__proto__` key stays data, never a prototype); a key
- * that redaction made equal to an earlier one gets a suffix instead of overwriting it.
- */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  let name = key
-  for (let n = 2; Object.hasOwn(target, name); n++) name = `${key}#${n}`
-  Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true })
+  return mapStringsDeep(value, { value: redact, key: redact, bytes: (bytes) => redactBytes(bytes, redact) })
 }

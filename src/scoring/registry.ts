@@ -1,5 +1,6 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
 import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
+import { withTraceContentFencing } from './fence-untrusted.ts'
 import { createRedactor, redactDeep } from './redact.ts'
 import { isSampled } from './sampling.ts'
 import type { BudgetReservation, TokenBudget } from './token-budget.ts'
@@ -125,12 +126,14 @@ async function decide(
     const scorer = entry.scorer as AnyScorer
     record = newRecord(run, name, entry)
     const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
-    const result = await scorer.run({
-      runId: record.runId,
-      input: visible.input,
-      output: visible.output,
-      requestContext: visible.requestContext,
-    })
+    const result = await withTraceContentFencing(entry.fenceTraceContent !== false, () =>
+      scorer.run({
+        runId: record!.runId,
+        input: visible.input,
+        output: visible.output,
+        requestContext: visible.requestContext,
+      }),
+    )
     record.timestampMs = now()
     const judge = judgeUsageOf(result)
     if (judge) {
