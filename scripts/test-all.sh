@@ -21,6 +21,9 @@ npx tsc -p tsconfig.json --noEmit
 step "build (dist/, used by the CLI tests)"
 npm run build --silent
 
+step "Prometheus (promtool for the alert-rule tests, prometheus for the e2e alert test)"
+bash scripts/prometheus-install.sh || [[ $? == 3 ]] # 3: not installable here; the tests say so
+
 step "unit tests (vitest, type tests included)"
 tier unit
 
