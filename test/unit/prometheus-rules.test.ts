@@ -4,6 +4,7 @@ import { promisify } from 'node:util'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { createMetrics } from '../../src/ops/metrics.ts'
+import { ensurePrometheus } from '../helpers/prometheus.ts'
 import { promqlMetricNames } from '../helpers/promql.ts'
 
 // The alert rules and the dashboard shipped in deploy/: the rules are tested with promtool
@@ -55,20 +56,14 @@ function dashboardExpressions(): string[] {
 }
 
 describe('deploy/prometheus/tracescore-rules.yml', () => {
-  let promtool: 'ready' | string
+  // Set when promtool is absent and cannot be installed here (no apt-get): said, not hidden.
+  let notInstallable: string | undefined
   beforeAll(async () => {
-    const install = await execFileP('bash', [path('scripts/prometheus-install.sh')]).then(
-      () => ({ code: 0, stderr: '' }),
-      (error: { code: number; stderr: string }) => error,
-    )
-    // 3: absent and not installable on this machine (no apt-get): said clearly, not hidden.
-    if (install.code === 3) promtool = install.stderr.trim()
-    else if (install.code !== 0) throw new Error(`scripts/prometheus-install.sh failed:\n${install.stderr}`)
-    else promtool = 'ready'
+    notInstallable = await ensurePrometheus()
   }, 600_000)
 
   it('is valid for promtool, and passes its promtool unit tests', async (ctx) => {
-    if (promtool !== 'ready') ctx.skip(promtool)
+    if (notInstallable) ctx.skip(notInstallable)
     const check = await execFileP('promtool', ['check', 'rules', 'tracescore-rules.yml'], {
       cwd: path('deploy/prometheus'),
     })
