@@ -28,8 +28,8 @@ step "unit tests (vitest, type tests included)"
 tier unit
 
 if compgen -G "test/integration/*.test.ts" >/dev/null; then
-  step "integration tests (real Kafka broker)"
-  bash scripts/kafka-start.sh
+  step "integration tests (real Kafka broker, with its SASL_SSL listener)"
+  KAFKA_SASL_SSL=1 bash scripts/kafka-start.sh
   tier integration
 fi
 
