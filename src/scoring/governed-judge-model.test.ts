@@ -15,6 +15,7 @@ import { isGovernedJudgeModel } from './judge-limiter.ts'
 import { JudgeTimeoutError } from './judge-request.ts'
 import { configureJudge, type JudgeRuntime, setJudgeModelResolver } from './judge-runtime.ts'
 import { scoreRun } from './registry.ts'
+import { fakeTime } from './testing/fake-time.ts'
 import { TokenBudget } from './token-budget.ts'
 
 // `@mastra/evals`' answer-relevancy scorer (Mastra's own createScorer and agent, streaming its
@@ -76,20 +77,6 @@ function measuredJudge(delayMs = 100) {
     },
   })
   return { model, stats }
-}
-
-/** A clock that jumps forward instead of sleeping: rate limits are seen without waiting. */
-function fakeTime(): Timekeeper & { slept: number[] } {
-  let now = 0
-  const slept: number[] = []
-  return {
-    slept,
-    now: () => now,
-    sleep: async (ms) => {
-      slept.push(ms)
-      now += ms
-    },
-  }
 }
 
 /** Applies the `judges` section of a configuration to the process-wide judge runtime. */
