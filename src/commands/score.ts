@@ -127,9 +127,14 @@ async function readOtlpFile(file: string, maxBytes: number): Promise<Span[] | un
     return spans
   } catch (error) {
     // Whatever the decoder throws concerns this file only: the other files are still scored.
-    const what = error instanceof OtlpDecodeError ? 'not an OTLP trace file' : 'could not be decoded'
+    const message = (error as Error).message
+    const what = !(error instanceof OtlpDecodeError)
+      ? 'could not be decoded: '
+      : message.startsWith('not an OTLP')
+        ? ''
+        : 'not an OTLP trace file: '
     console.error(
-      `tracescore: ${file}: ${what}: ${(error as Error).message}. Expected an OTLP ` +
+      `tracescore: ${file}: ${what}${message}. Expected an OTLP ` +
         "ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
     )
     return undefined

@@ -94,7 +94,9 @@ describe('tracescore score', () => {
     const file = writeTempFile('notes.txt', 'Meeting notes\n- ship the scorer\n')
     const result = await runCli(['score', file])
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`${file}: not an OTLP trace file`)
+    // The decoder's own words ("not an OTLP payload (looks like text…)") or, for a decoder that only
+    // sees protobuf, this command's.
+    expect(result.stderr).toMatch(new RegExp(`${file}: not an OTLP (trace file|payload)`))
     expect(result.stderr).toContain(
       "Expected an OTLP ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
     )
