@@ -5,10 +5,11 @@
  * (≥ 1 MiB of input or ≥ 50,000 spans) finishes under 1 s. Both are judged on the CPU time the
  * work took (wall time is shown too): on a shared machine, wall time mostly measures the load.
  *
- * Each measurement runs in its own process (best of up to 5 rounds, a full GC before each), killed
- * after `HOSTILE_BENCH_CAP_S` seconds (default 30): a quadratic path at 1 MiB takes many minutes, and a crash (stack overflow) must not end the
- * benchmark. `HOSTILE_BENCH_SCALE` (default 1) scales every size, e.g. 0.0625 to see the growth
- * of a quadratic path at sizes where it still finishes.
+ * Each measurement runs in its own process (best of up to 5 rounds, a full GC before each; the best
+ * of `HOSTILE_BENCH_PROCESSES` such processes, default 3), killed after `HOSTILE_BENCH_CAP_S`
+ * seconds (default 30): a quadratic path at 1 MiB takes many minutes, and a crash (stack
+ * overflow) must not end the benchmark. `HOSTILE_BENCH_SCALE` (default 1) scales every size, e.g.
+ * 0.0625 to see the growth of a quadratic path at sizes where it still finishes.
  *
  *   npm run bench -- hostile
  *   node --import tsx bench/hostile.bench.ts --measure <class> <size>   one measurement, as JSON
@@ -157,6 +158,22 @@ function measureInChild(name: string, size: number, capSeconds: number): Measure
   return { wall: parsed.wall, cpu: parsed.cpu, outcome: `ok (${parsed.result})` }
 }
 
+/**
+ * The best of `processes` measurements, each in a fresh process (a process can be unlucky: its
+ * heap layout, what the JIT chose, what else ran on the machine). One is enough for a size that
+ * failed or took more than a few seconds.
+ */
+function bestOfProcesses(name: string, size: number, capSeconds: number, processes: number): Measurement {
+  let best = measureInChild(name, size, capSeconds)
+  for (let i = 1; i < processes && best.cpu !== undefined && best.cpu < 3_000; i++) {
+    const next = measureInChild(name, size, capSeconds)
+    if (next.cpu !== undefined && next.cpu < best.cpu)
+      best = { ...next, wall: Math.min(next.wall!, best.wall!) }
+    else if (next.wall !== undefined) best = { ...best, wall: Math.min(next.wall, best.wall!) }
+  }
+  return best
+}
+
 function sizeLabel(unit: HostileClass['unit'], size: number): string {
   if (unit === 'spans') return `${size.toLocaleString('en-US')} spans`
   return size >= KIB ? `${Math.round(size / KIB).toLocaleString('en-US')} KiB` : `${size} B`
@@ -167,6 +184,7 @@ export async function run(): Promise<Record<string, unknown>[]> {
   const scale = Number(process.env.HOSTILE_BENCH_SCALE ?? 1)
   const cap = Number(process.env.HOSTILE_BENCH_CAP_S ?? 30)
   const only = process.env.HOSTILE_BENCH_ONLY
+  const processes = Number(process.env.HOSTILE_BENCH_PROCESSES ?? 3)
   const rows: Record<string, unknown>[] = []
   for (const hostile of CLASSES) {
     if (only && !hostile.name.includes(only)) continue
@@ -178,7 +196,7 @@ export async function run(): Promise<Record<string, unknown>[]> {
     for (const [index, size] of sizes.entries()) {
       const measured: Measurement = stopped
         ? { outcome: 'not run (smaller size failed)' }
-        : measureInChild(hostile.name, size, cap)
+        : bestOfProcesses(hostile.name, size, cap, processes)
       if (measured.cpu === undefined) stopped = true
       // Ratios and the target on CPU time: the machine's load moves wall time, not the work.
       const ratio = measured.cpu !== undefined && previous !== undefined ? measured.cpu / previous : undefined
