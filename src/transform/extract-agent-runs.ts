@@ -6,9 +6,10 @@ import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
 import { Notes } from './notes.ts'
+import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
 import { pickFinalText, runFailed } from './run-outcome.ts'
-import { collectRunSpans, enclosingAgent } from './run-spans.ts'
+import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
@@ -34,9 +35,14 @@ function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const runIds = new Set(agents.map((agent) => agent.spanId))
   const isRun = (span: Span) => runIds.has(span.spanId)
   const adopted = adoptOrphans(tree, agents)
+  const parents = parentRuns(tree, agents, isRun)
   return agents.map((agent) => {
     try {
-      return buildRun(tree, agent, adopted.get(agent.spanId) ?? [], isRun)
+      return buildRun(tree, agent, {
+        adopted: adopted.get(agent.spanId) ?? [],
+        parentRun: parents.get(agent.spanId),
+        isRun,
+      })
     } catch (error) {
       return bareRun(agent, error)
     }
@@ -63,12 +69,14 @@ function bareRun(agent: Span, error: unknown): AgentRun {
   }
 }
 
-function buildRun(
-  tree: SpanTree,
-  agent: Span,
-  adopted: readonly Span[],
-  isRun: (span: Span) => boolean,
-): AgentRun {
+/** Where a run sits in its trace: spans adopted by time, the run that called it, and which spans are runs. */
+interface RunPlace {
+  adopted: readonly Span[]
+  parentRun: Span | undefined
+  isRun: (span: Span) => boolean
+}
+
+function buildRun(tree: SpanTree, agent: Span, { adopted, parentRun, isRun }: RunPlace): AgentRun {
   const reader = readerFor(agent)!
   const notes = new Notes()
   if (agent.parentSpanId && !tree.byId.has(agent.parentSpanId)) {
@@ -114,7 +122,6 @@ function buildRun(
   const startMs = nanosToMillis(agent.startTimeUnixNano)
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
   const remembered = conversation.remembered
-  const parentRun = enclosingAgent(tree, agent, isRun)
 
   const run: AgentRun = {
     traceId: agent.traceId,

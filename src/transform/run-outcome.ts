@@ -20,11 +20,19 @@ export function runFailed(
 ): boolean {
   const error = spanError(agent)
   if (error === undefined) return false
+  // A model call started after the failed call means the loop went on; the latest start decides.
+  let lastModelStart: string | undefined
+  for (const model of models) {
+    if (lastModelStart === undefined || compareNanos(model.startTimeUnixNano, lastModelStart) > 0) {
+      lastModelStart = model.startTimeUnixNano
+    }
+  }
   const recovered = toolCalls.find(
     (call) =>
       call.state === 'output-error' &&
       call.errorText === error &&
-      models.some((model) => compareNanos(model.startTimeUnixNano, call.timeUnixNano) > 0),
+      lastModelStart !== undefined &&
+      compareNanos(lastModelStart, call.timeUnixNano) > 0,
   )
   if (recovered) {
     notes.add(

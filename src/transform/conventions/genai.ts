@@ -2,22 +2,30 @@ import type { Span, SpanEvent } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages } from '../parse-messages.ts'
-import { isRecord, parseJsonValue, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  isRecord,
+  parseJsonValue,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { textsOfInstructions } from './instructions.ts'
 
 const MODEL_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion'])
 
-/** Per-message events of GenAI semconv ≤1.36 (deprecated in 1.37, still emitted). */
-const MESSAGE_EVENTS: Record<string, ChatMessage['role']> = {
-  'gen_ai.system.message': 'system',
-  'gen_ai.user.message': 'user',
-  'gen_ai.assistant.message': 'assistant',
-  'gen_ai.tool.message': 'tool',
-}
+/** Per-message events of GenAI semconv ≤1.36 (deprecated in 1.37, still emitted), by role. */
+const MESSAGE_EVENTS = new Map<string, ChatMessage['role']>([
+  ['gen_ai.system.message', 'system'],
+  ['gen_ai.user.message', 'user'],
+  ['gen_ai.assistant.message', 'assistant'],
+  ['gen_ai.tool.message', 'tool'],
+])
 
 function hasGenAiEvents(span: Span): boolean {
-  return span.events.some((event) => event.name in MESSAGE_EVENTS || event.name === 'gen_ai.choice')
+  return span.events.some((event) => MESSAGE_EVENTS.has(event.name) || event.name === 'gen_ai.choice')
 }
 
 /**
@@ -65,14 +73,14 @@ export const genAiReader: ConventionReader = {
       toolName: readString(attributes, 'gen_ai.tool.name'),
       args: readJson(attributes, 'gen_ai.tool.call.arguments', notes, span.spanId),
       result: readJson(attributes, 'gen_ai.tool.call.result', notes, span.spanId),
-      hasResult: 'gen_ai.tool.call.result' in attributes,
+      hasResult: hasAttribute(attributes, 'gen_ai.tool.call.result'),
     }
   },
   metadata: (span) => ({ ...readPrefixed(span.attributes, 'ai.settings.context') }),
 }
 
 function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if ('gen_ai.input.messages' in span.attributes) {
+  if (hasAttribute(span.attributes, 'gen_ai.input.messages')) {
     const parsed = parseMessages(readJson(span.attributes, 'gen_ai.input.messages', notes, span.spanId))
     if (parsed) return parsed
     notes.add(`gen_ai.input.messages of span ${span.spanId} could not be read`)
@@ -82,7 +90,7 @@ function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
 }
 
 function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if ('gen_ai.output.messages' in span.attributes) {
+  if (hasAttribute(span.attributes, 'gen_ai.output.messages')) {
     const parsed = parseMessages(readJson(span.attributes, 'gen_ai.output.messages', notes, span.spanId))
     if (parsed) return parsed
     notes.add(`gen_ai.output.messages of span ${span.spanId} could not be read`)
@@ -94,7 +102,7 @@ function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
 
 /** A message from a `gen_ai.{system,user,assistant,tool}.message` event (its body flattened into attributes). */
 function messageFromEvent(event: SpanEvent): ChatMessage | undefined {
-  const role = MESSAGE_EVENTS[event.name]
+  const role = MESSAGE_EVENTS.get(event.name)
   if (!role) return undefined
   const body = eventBody(event)
   return parseMessages([{ ...body, role }])?.[0]
@@ -111,7 +119,7 @@ function eventBody(event: SpanEvent): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(event.attributes)) {
     if (key === 'gen_ai.system' || key === 'gen_ai.provider.name') continue
-    body[key] = key === 'content' ? value : parseJsonValue(value)
+    setOwn(body, key, key === 'content' ? value : parseJsonValue(value))
   }
   if (isRecord(body.body)) return body.body
   if (typeof body.content === 'string') {

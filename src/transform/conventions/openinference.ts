@@ -2,7 +2,15 @@ import type { Attributes, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
-import { isRecord, parseIfStructured, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  isRecord,
+  parseIfStructured,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 
 function kind(span: Span): string {
@@ -19,7 +27,8 @@ function indexed(attributes: Attributes, prefix: string): Map<number, Attributes
     const dot = rest.indexOf('.')
     const index = Number(dot < 0 ? rest : rest.slice(0, dot))
     if (!Number.isInteger(index) || dot < 0) continue
-    const group = groups.get(index) ?? {}
+    // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
+    const group = groups.get(index) ?? (Object.create(null) as Attributes)
     group[rest.slice(dot + 1)] = value
     groups.set(index, group)
   }
@@ -59,7 +68,7 @@ function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[
 /** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */
 function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
   const key = `${which}.value`
-  if (!(key in span.attributes)) return undefined
+  if (!hasAttribute(span.attributes, key)) return undefined
   const mime = readString(span.attributes, `${which}.mime_type`)
   if (mime === 'text/plain') return span.attributes[key]
   return readJson(span.attributes, key, notes, span.spanId)
@@ -137,24 +146,23 @@ export const openInferenceReader: ConventionReader = {
   },
   toolCall(span, notes) {
     const attributes = span.attributes
-    const argsKey = 'input.value' in attributes ? 'input.value' : 'tool.parameters'
+    const argsKey = hasAttribute(attributes, 'input.value') ? 'input.value' : 'tool.parameters'
     return {
       toolCallId: readString(attributes, 'tool_call.id') ?? readString(attributes, 'tool.id'),
       toolName: readString(attributes, 'tool.name'),
       args: readJson(attributes, argsKey, notes, span.spanId),
       result: ioValue(span, 'output', notes),
-      hasResult: 'output.value' in attributes,
+      hasResult: hasAttribute(attributes, 'output.value'),
     }
   },
   metadata(span, notes) {
     const out: Record<string, unknown> = {}
     const blob = readJson(span.attributes, 'metadata', notes, span.spanId)
-    if (isRecord(blob)) Object.assign(out, blob)
+    if (isRecord(blob)) for (const [key, value] of Object.entries(blob)) setOwn(out, key, value)
     for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'metadata'))) {
-      out[key] = parseIfStructured(value)
+      setOwn(out, key, parseIfStructured(value))
     }
-    const tags = span.attributes['tag.tags']
-    if (tags !== undefined) out.tags = parseIfStructured(tags)
+    if (hasAttribute(span.attributes, 'tag.tags')) out.tags = parseIfStructured(span.attributes['tag.tags'])
     return out
   },
 }
