@@ -10,6 +10,7 @@ import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
 import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
+import { stepTexts } from './step-texts.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
@@ -111,7 +112,8 @@ function buildRun(tree: SpanTree, agent: Span, { adopted, parentRun, isRun }: Ru
   // A run without model-call spans (a remote agent) may still report its tool calls itself.
   const toolCalls = collectToolCalls(models.length > 0 ? runSpans : { ...runSpans, models: [agent] }, notes)
   const failed = runFailed(agent, toolCalls, models, notes)
-  const finalText = pickFinalText(reader, agent, models, failed, notes)
+  const texts = stepTexts(runSpans, notes)
+  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed }, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
@@ -151,6 +153,7 @@ function buildRun(tree: SpanTree, agent: Span, { adopted, parentRun, isRun }: Ru
     output: [
       buildOutputMessage({
         toolCalls,
+        stepTexts: texts,
         finalText,
         finalStep: runSpans.steps.length > 0 ? runSpans.steps.length - 1 : undefined,
         id: `${agent.spanId}-output-0`,

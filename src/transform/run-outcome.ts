@@ -58,17 +58,22 @@ function lastText(messages: readonly ChatMessage[] | undefined): string | undefi
 
 /**
  * The final answer: the agent span's recorded output, else the text of the last model call.
- * A failed run with no recorded output has no final text.
+ * A failed run with no recorded output has no final text. A recorded output that is only the
+ * texts of every step glued together (Mastra's run text) is the last step's text: the earlier
+ * texts were written alongside tool calls and stay in their own steps.
  */
 export function pickFinalText(
   reader: ConventionReader,
   agent: Span,
-  models: readonly Span[],
-  failed: boolean,
+  { models, stepTexts, failed }: { models: readonly Span[]; stepTexts: readonly string[]; failed: boolean },
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
-  if (output) return lastText(output) ?? ''
+  if (output) {
+    const text = lastText(output) ?? ''
+    const written = stepTexts.filter((step) => step.length > 0)
+    return written.length > 1 && text === written.join('') ? written[written.length - 1]! : text
+  }
   if (failed) return ''
   const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
   const fromModel = last ? readerFor(last)?.modelOutput(last, notes) : undefined

@@ -11,6 +11,8 @@ export interface RunSpans {
    * Mastra `model_step`), else the model calls themselves.
    */
   steps: Span[]
+  /** Whether the steps are step spans (else they are the model calls). */
+  hasStepSpans: boolean
   /** The step a span belongs to (its nearest step ancestor, or itself), if any. */
   stepOf(span: Span): number | undefined
   /** The last step that started at or before a time. */
@@ -63,6 +65,7 @@ export function collectRunSpans(
     models,
     tools,
     steps,
+    hasStepSpans,
     stepOf(span) {
       const own = index.get(span.spanId)
       if (own !== undefined) return own

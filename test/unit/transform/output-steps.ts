@@ -1,0 +1,19 @@
+import type { AgentRun } from '../../../src/model/index.ts'
+
+/** One step of a run's output: its texts and tool-call ids, in order. */
+export interface OutputStep {
+  texts: string[]
+  toolCallIds: string[]
+}
+
+/** The output message of a run laid out as steps, split at its `step-start` parts. */
+export function outputSteps(run: AgentRun): OutputStep[] {
+  const steps: OutputStep[] = [{ texts: [], toolCallIds: [] }]
+  for (const part of run.output[0]!.content.parts) {
+    const step = steps[steps.length - 1]!
+    if (part.type === 'step-start') steps.push({ texts: [], toolCallIds: [] })
+    else if (part.type === 'text') step.texts.push(part.text)
+    else if (part.type === 'tool-invocation') step.toolCallIds.push(part.toolInvocation.toolCallId)
+  }
+  return steps
+}
