@@ -10,8 +10,8 @@ import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
 import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
-import { stepTexts } from './step-texts.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
+import { stepTexts } from './step-texts.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
 /**
