@@ -3,6 +3,7 @@ import { aiSdkReader } from './conventions/ai-sdk.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { mastraReader } from './conventions/mastra.ts'
+import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 
 /**
@@ -10,7 +11,13 @@ import { openInferenceReader } from './conventions/openinference.ts'
  * GenAI keys; AI SDK 7 and OpenInference processors add their keys to spans of other
  * conventions, so the most specific convention wins.
  */
-const READERS: readonly ConventionReader[] = [mastraReader, genAiReader, aiSdkReader, openInferenceReader]
+const READERS: readonly ConventionReader[] = [
+  mastraReader,
+  genAiReader,
+  aiSdkReader,
+  openAiAgentsReader,
+  openInferenceReader,
+]
 
 const readers = new WeakMap<Span, ConventionReader | null>()
 

@@ -1,7 +1,7 @@
 import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
-import { agentSpansOf } from './agent-spans.ts'
+import { findRuns } from './agent-spans.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
@@ -31,18 +31,22 @@ export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
 
 function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const tree = buildSpanTree(spans)
-  const agents = agentSpansOf(tree)
+  const { runs: agents, runOf, continuations } = findRuns(tree)
   if (agents.length === 0) return []
-  const runIds = new Set(agents.map((agent) => agent.spanId))
-  const isRun = (span: Span) => runIds.has(span.spanId)
   const adopted = adoptOrphans(tree, agents)
-  const parents = parentRuns(tree, agents, isRun)
+  const parents = parentRuns(tree, agents, runOf)
   return agents.map((agent) => {
     try {
       return buildRun(tree, agent, {
+        // Its continuations (a handoff chain's later agents) and orphans it adopted by time.
+        extraRoots: [...(continuations.get(agent.spanId) ?? []), ...(adopted.get(agent.spanId) ?? [])],
         adopted: adopted.get(agent.spanId) ?? [],
         parentRun: parents.get(agent.spanId),
-        isRun,
+        // Spans that head another run (nested runs, their continuations) are cut out of this one.
+        isRun: (span) => {
+          const owner = runOf.get(span.spanId)
+          return owner !== undefined && owner !== agent
+        },
       })
     } catch (error) {
       return bareRun(agent, error)
@@ -72,12 +76,18 @@ function bareRun(agent: Span, error: unknown): AgentRun {
 
 /** Where a run sits in its trace: spans adopted by time, the run that called it, and which spans are runs. */
 interface RunPlace {
+  /** Subtrees outside the agent span's that belong to the run. */
+  extraRoots: readonly Span[]
   adopted: readonly Span[]
   parentRun: Span | undefined
   isRun: (span: Span) => boolean
 }
 
-function buildRun(tree: SpanTree, agent: Span, { adopted, parentRun, isRun }: RunPlace): AgentRun {
+function buildRun(
+  tree: SpanTree,
+  agent: Span,
+  { extraRoots, adopted, parentRun, isRun }: RunPlace,
+): AgentRun {
   const reader = readerFor(agent)!
   const notes = new Notes()
   if (agent.parentSpanId && !tree.byId.has(agent.parentSpanId)) {
@@ -98,7 +108,7 @@ function buildRun(tree: SpanTree, agent: Span, { adopted, parentRun, isRun }: Ru
 
   const metadata = reader.metadata(agent, notes)
   const identity = resolveIdentity(reader.identity(agent), metadata)
-  const runSpans = collectRunSpans(tree, agent, isRun, adopted)
+  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]
   const conversation = splitConversation(

@@ -3,13 +3,14 @@ import type { SpanTree } from './span-tree.ts'
 
 /**
  * The nearest enclosing run of each run span (by span id), for the runs whose ancestors are all
- * present. One pass over the ancestors: every span's answer is remembered, so agents deep under
+ * present; `runOf` names the run of each span that heads one (a handoff chain's later agents
+ * belong to the chain's run). One pass over the ancestors: every span's answer is remembered, so agents deep under
  * a long chain of plain spans share one walk of the chain instead of one walk each.
  */
 export function parentRuns(
   tree: SpanTree,
   runs: readonly Span[],
-  isRun: (span: Span) => boolean,
+  runOf: ReadonlyMap<string, Span>,
 ): Map<string, Span> {
   // The nearest run at or above a span; null when the chain reaches a root, a missing span or a cycle.
   const runAtOrAbove = new Map<string, Span | null>()
@@ -26,8 +27,9 @@ export function parentRuns(
       }
       const span = tree.byId.get(id)
       if (!span || onPath.has(id)) break
-      if (isRun(span)) {
-        found = span
+      const owner = runOf.get(id)
+      if (owner) {
+        found = owner
         break
       }
       path.push(id)

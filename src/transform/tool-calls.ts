@@ -152,7 +152,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
       draft.hasResult = true
     }
     const error = spanError(span)
-    if (error !== undefined) draft.errorText = error
+    if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
 }
 

@@ -11,9 +11,11 @@ import {
   readString,
   setOwn,
 } from '../read-attribute.ts'
+import type { SpanTree } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 
-function kind(span: Span): string {
+/** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
+export function kind(span: Span): string {
   return (readString(span.attributes, 'openinference.span.kind') ?? '').toUpperCase()
 }
 
@@ -36,7 +38,7 @@ function indexed(attributes: Attributes, prefix: string): Map<number, Attributes
 }
 
 /** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
-function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+export function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
   const groups = indexed(attributes, prefix)
   if (groups.size === 0) return undefined
   const raw: Record<string, unknown>[] = []
@@ -66,7 +68,7 @@ function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[
 }
 
 /** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */
-function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
+export function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
   const key = `${which}.value`
   if (!hasAttribute(span.attributes, key)) return undefined
   const mime = readString(span.attributes, `${which}.mime_type`)
@@ -86,13 +88,30 @@ function outputMessages(value: unknown): ChatMessage[] | undefined {
   return parseMessages(value)
 }
 
+/** A root chain is a run when it calls a model and holds no AGENT span (else its agents are the runs). */
+function chainActsAsAgent(tree: SpanTree, chain: Span): boolean {
+  let callsModel = false
+  const seen = new Set<string>([chain.spanId])
+  const stack = [...tree.children(chain.spanId)]
+  while (stack.length > 0) {
+    const span = stack.pop()!
+    if (seen.has(span.spanId)) continue
+    seen.add(span.spanId)
+    const value = kind(span)
+    if (value === 'AGENT') return false
+    if (value === 'LLM') callsModel = true
+    for (const child of tree.children(span.spanId)) stack.push(child)
+  }
+  return callsModel
+}
+
 /** OpenInference (Arize Phoenix): `openinference.span.kind` AGENT / LLM / TOOL spans with flattened messages. */
 export const openInferenceReader: ConventionReader = {
   convention: 'openinference',
   matches: (span) => typeof span.attributes['openinference.span.kind'] === 'string',
   role(span): SpanRole {
     const value = kind(span)
-    // A root chain may be the agent (LangChain AgentExecutor, LangGraph); see `agentSpansOf`.
+    // A root chain may be the agent (a chain that calls a model itself); see `confirmRun`.
     if (value === 'AGENT' || (value === 'CHAIN' && !span.parentSpanId)) return 'agent'
     if (value === 'LLM') return 'model'
     if (value === 'TOOL') return 'tool'
@@ -155,6 +174,7 @@ export const openInferenceReader: ConventionReader = {
       hasResult: hasAttribute(attributes, 'output.value'),
     }
   },
+  confirmRun: (span, tree) => kind(span) !== 'CHAIN' || chainActsAsAgent(tree, span),
   metadata(span, notes) {
     const out: Record<string, unknown> = {}
     const blob = readJson(span.attributes, 'metadata', notes, span.spanId)

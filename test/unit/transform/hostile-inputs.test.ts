@@ -36,7 +36,8 @@ function toolCalls(run: AgentRun) {
   )
 }
 
-describe('hostile inputs: the transform stays linear', () => {
+// Counting every operation through proxies is slow on a busy machine; the counts, not the time, are checked.
+describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () => {
   it('agents under a deep chain of plain spans: each parent run found without walking the chain again', () => {
     const runs = expectLinear(agentsUnderDeepChain)
     expect(runs).toHaveLength(1 + SIZE)

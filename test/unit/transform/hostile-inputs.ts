@@ -33,7 +33,11 @@ function toolSpan(
  */
 export function agentsUnderDeepChain(size: number): Span[] {
   const depth = Math.max(1, Math.floor(size / 2))
-  const spans: Span[] = [span({ id: 'root', end: 4 * size + 10, attributes: AGENT })]
+  const spans: Span[] = [
+    span({ id: 'root', end: 4 * size + 10, attributes: AGENT }),
+    // A model call of its own: an agent holding runs and doing nothing itself is only a wrapper.
+    span({ id: 'model', parent: 'root', start: 1, end: 2, attributes: { 'gen_ai.operation.name': 'chat' } }),
+  ]
   for (let i = 0; i < depth; i++) {
     spans.push(span({ id: `c${i}`, parent: i === 0 ? 'root' : `c${i - 1}`, start: 1, end: 4 * size }))
   }

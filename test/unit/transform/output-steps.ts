@@ -6,10 +6,12 @@ export interface OutputStep {
   toolCallIds: string[]
 }
 
-/** The output message of a run laid out as steps, split at its `step-start` parts. */
+/** The output message of a run laid out as steps, split at its `step-start` parts (none when it is empty). */
 export function outputSteps(run: AgentRun): OutputStep[] {
+  const parts = run.output[0]!.content.parts
+  if (parts.length === 0) return []
   const steps: OutputStep[] = [{ texts: [], toolCallIds: [] }]
-  for (const part of run.output[0]!.content.parts) {
+  for (const part of parts) {
     const step = steps[steps.length - 1]!
     if (part.type === 'step-start') steps.push({ texts: [], toolCallIds: [] })
     else if (part.type === 'text') step.texts.push(part.text)

@@ -13,7 +13,8 @@ function counted<T>(spans: Span[], work: (spans: Span[]) => T): { value: T; exce
   return { value: value as T, exceeded }
 }
 
-describe('extractAgentRuns at scale', () => {
+// Counting every operation through proxies is slow on a busy machine; the counts, not the time, are checked.
+describe('extractAgentRuns at scale', { timeout: 120_000 }, () => {
   it('handles one run with 12,500 steps, each a model call and a tool span without a call id', () => {
     const spans: Span[] = [
       span({ id: 'root', end: 10_000_000, attributes: { 'gen_ai.operation.name': 'invoke_agent' } }),
@@ -106,7 +107,13 @@ describe('extractAgentRuns at scale', () => {
         id: `n${i}`,
         parent: i === 0 ? undefined : `n${i - 1}`,
         start: i,
-        attributes: i % 10 === 0 ? { 'gen_ai.operation.name': 'invoke_agent' } : {},
+        // Each agent calls a model itself (an agent that only holds agents is a wrapper, not a run).
+        attributes:
+          i % 10 === 0
+            ? { 'gen_ai.operation.name': 'invoke_agent' }
+            : i % 10 === 5
+              ? { 'gen_ai.operation.name': 'chat' }
+              : {},
       }),
     )
     const { value, exceeded } = counted(spans, findAgentSpans)
