@@ -1,7 +1,7 @@
 import type { Span } from '../model/index.ts'
 import { readerFor, spanRole } from './detect-convention.ts'
 import { Notes } from './notes.ts'
-import { buildSpanTree, byStart, type SpanTree } from './span-tree.ts'
+import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
 
 /**
  * Whether a span may be the span of one agent run (a turn of one agent), in any known
@@ -66,21 +66,15 @@ export function findRuns(tree: SpanTree): TraceRuns {
 /** Whether a run span only wraps other runs: no model or tool call of its own, no messages, and runs under it. */
 function isWrapper(tree: SpanTree, run: Span, runOf: ReadonlyMap<string, Span>): boolean {
   let holdsRuns = false
-  const stack = [...tree.children(run.spanId)]
-  const seen = new Set<string>([run.spanId])
-  while (stack.length > 0) {
-    const span = stack.pop()!
-    if (seen.has(span.spanId)) continue
-    seen.add(span.spanId)
+  const worksItself = walkBelow(tree, run, (span) => {
     if (runOf.has(span.spanId)) {
       holdsRuns = true
-      continue
+      return 'skip'
     }
     const role = spanRole(span)
-    if (role === 'model' || role === 'tool') return false
-    for (const child of tree.children(span.spanId)) stack.push(child)
-  }
-  if (!holdsRuns) return false
+    return role === 'model' || role === 'tool' ? 'stop' : undefined
+  })
+  if (worksItself || !holdsRuns) return false
   const reader = readerFor(run)
   const silent = new Notes()
   return !reader?.agentInput(run, silent) && !reader?.agentOutput(run, silent)

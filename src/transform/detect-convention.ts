@@ -2,6 +2,7 @@ import type { Convention, Span } from '../model/index.ts'
 import { aiSdkReader } from './conventions/ai-sdk.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { genAiReader } from './conventions/genai.ts'
+import { langChainReader } from './conventions/langchain.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
@@ -16,6 +17,7 @@ const READERS: readonly ConventionReader[] = [
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,
+  langChainReader,
   openInferenceReader,
 ]
 

@@ -1,6 +1,7 @@
 import type { ChatPart } from './chat-message.ts'
 import { readerFor } from './detect-convention.ts'
 import type { Notes } from './notes.ts'
+import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
@@ -146,7 +147,9 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     if (step !== undefined) draft.step = step
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
     draft.toolName = call.toolName ?? draft.toolName ?? name
-    if (call.args !== undefined) draft.args = call.args
+    // What the tool received, unless it is a bare value where the model named the arguments
+    // (LangChain records a one-argument tool's value alone).
+    if (call.args !== undefined && !(isRecord(draft.args) && !isRecord(call.args))) draft.args = call.args
     if (call.hasResult) {
       draft.result = call.result
       draft.hasResult = true

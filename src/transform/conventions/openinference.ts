@@ -11,7 +11,7 @@ import {
   readString,
   setOwn,
 } from '../read-attribute.ts'
-import type { SpanTree } from '../span-tree.ts'
+import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 
 /** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
@@ -91,18 +91,12 @@ function outputMessages(value: unknown): ChatMessage[] | undefined {
 /** A root chain is a run when it calls a model and holds no AGENT span (else its agents are the runs). */
 function chainActsAsAgent(tree: SpanTree, chain: Span): boolean {
   let callsModel = false
-  const seen = new Set<string>([chain.spanId])
-  const stack = [...tree.children(chain.spanId)]
-  while (stack.length > 0) {
-    const span = stack.pop()!
-    if (seen.has(span.spanId)) continue
-    seen.add(span.spanId)
+  const holdsAgent = walkBelow(tree, chain, (span) => {
     const value = kind(span)
-    if (value === 'AGENT') return false
     if (value === 'LLM') callsModel = true
-    for (const child of tree.children(span.spanId)) stack.push(child)
-  }
-  return callsModel
+    return value === 'AGENT' ? 'stop' : undefined
+  })
+  return callsModel && !holdsAgent
 }
 
 /** OpenInference (Arize Phoenix): `openinference.span.kind` AGENT / LLM / TOOL spans with flattened messages. */

@@ -2,10 +2,4 @@
  * Python producers whose traces the transform does not rebuild yet: left out of the fixture and
  * Mastra-parity checks until their reader lands (the list only shrinks).
  */
-export const PENDING_PRODUCERS: readonly string[] = [
-  'langchain',
-  'langgraph',
-  'strands',
-  'strands-latest',
-  'strands-attributes-only',
-]
+export const PENDING_PRODUCERS: readonly string[] = ['strands', 'strands-latest', 'strands-attributes-only']
