@@ -20,6 +20,8 @@ const CONVENTION_OF_TRUTH = {
   'ai-sdk-legacy': 'ai-sdk',
   mastra: 'mastra',
   openinference: 'openinference',
+  // Python producers only (excluded above): the transform branch sets what it rebuilds them as.
+  traceloop: 'traceloop',
 } as const
 
 function textOf(message: MastraDBMessage): string {
