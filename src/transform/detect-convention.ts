@@ -6,6 +6,7 @@ import { langChainReader } from './conventions/langchain.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
+import { strandsReader } from './conventions/strands.ts'
 
 /**
  * Readers in the order they are tried: Mastra marks every span it exports, and also writes
@@ -14,6 +15,7 @@ import { openInferenceReader } from './conventions/openinference.ts'
  */
 const READERS: readonly ConventionReader[] = [
   mastraReader,
+  strandsReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,

@@ -47,17 +47,16 @@ export const genAiReader: ConventionReader = {
   identity: (span) => ({
     agentId: readString(span.attributes, 'gen_ai.agent.id'),
     agentName: readString(span.attributes, 'gen_ai.agent.name'),
-    conversationId: readString(span.attributes, 'gen_ai.conversation.id'),
+    // The general `session.id` where no GenAI conversation id is recorded (Strands).
+    conversationId:
+      readString(span.attributes, 'gen_ai.conversation.id') ?? readString(span.attributes, 'session.id'),
   }),
-  instructions: (span, notes) =>
-    textsOfInstructions(readJson(span.attributes, 'gen_ai.system_instructions', notes, span.spanId)),
+  instructions: (span, notes) => readInstructions(span, notes),
   agentInput: (span, notes) => readInput(span, notes),
   agentOutput: (span, notes) => readOutput(span, notes),
   modelInput(span, notes) {
     const messages = readInput(span, notes)
-    const instructions = textsOfInstructions(
-      readJson(span.attributes, 'gen_ai.system_instructions', notes, span.spanId),
-    )
+    const instructions = readInstructions(span, notes)
     if (!instructions) return messages
     const system: ChatMessage[] = instructions.map((text) => ({
       role: 'system',
@@ -79,25 +78,56 @@ export const genAiReader: ConventionReader = {
   metadata: (span) => ({ ...readPrefixed(span.attributes, 'ai.settings.context') }),
 }
 
-function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if (hasAttribute(span.attributes, 'gen_ai.input.messages')) {
-    const parsed = parseMessages(readJson(span.attributes, 'gen_ai.input.messages', notes, span.spanId))
-    if (parsed) return parsed
-    notes.add(`gen_ai.input.messages of span ${span.spanId} could not be read`)
+/** The event that carries a model call's content in GenAI semconv ≥1.37 when it is not on the span. */
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
+
+/**
+ * A content key (`gen_ai.input.messages`, ...) of a span: the attribute, else every
+ * `gen_ai.client.inference.operation.details` event's copy of it, in order (a span may carry
+ * several, e.g. the conversation and then this step's tool results). Undefined when absent.
+ */
+function readContent(span: Span, key: string, notes: Notes): unknown[] | undefined {
+  if (hasAttribute(span.attributes, key)) return [readJson(span.attributes, key, notes, span.spanId)]
+  const values: unknown[] = []
+  for (const event of span.events) {
+    if (event.name !== DETAILS_EVENT || !hasAttribute(event.attributes, key)) continue
+    values.push(readJson(event.attributes, key, notes, span.spanId))
   }
+  return values.length > 0 ? values : undefined
+}
+
+/** The messages of a content key; a note when it is there but unreadable. */
+function readMessages(span: Span, key: string, notes: Notes): ChatMessage[] | undefined {
+  const values = readContent(span, key, notes)
+  if (!values) return undefined
+  const messages: ChatMessage[] = []
+  for (const value of values) {
+    const parsed = parseMessages(value)
+    if (parsed) for (const message of parsed) messages.push(message)
+    else notes.add(`${key} of span ${span.spanId} could not be read`)
+  }
+  return messages
+}
+
+function readInstructions(span: Span, notes: Notes): string[] | undefined {
+  const values = readContent(span, 'gen_ai.system_instructions', notes) ?? []
+  const texts = values.flatMap((value) => textsOfInstructions(value) ?? [])
+  return texts.length > 0 ? texts : undefined
+}
+
+function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
+  const messages = readMessages(span, 'gen_ai.input.messages', notes)
+  if (messages) return messages
   const fromEvents = span.events.flatMap((event) => messageFromEvent(event) ?? [])
   return fromEvents.length > 0 ? fromEvents : undefined
 }
 
 function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if (hasAttribute(span.attributes, 'gen_ai.output.messages')) {
-    const parsed = parseMessages(readJson(span.attributes, 'gen_ai.output.messages', notes, span.spanId))
-    if (parsed) return parsed
-    notes.add(`gen_ai.output.messages of span ${span.spanId} could not be read`)
-  }
+  const messages = readMessages(span, 'gen_ai.output.messages', notes)
+  if (messages) return messages
   const choices = span.events.filter((event) => event.name === 'gen_ai.choice')
-  const messages = choices.flatMap((event) => choiceMessage(event) ?? [])
-  return messages.length > 0 ? messages : undefined
+  const fromChoices = choices.flatMap((event) => choiceMessage(event) ?? [])
+  return fromChoices.length > 0 ? fromChoices : undefined
 }
 
 /** A message from a `gen_ai.{system,user,assistant,tool}.message` event (its body flattened into attributes). */
@@ -110,7 +140,12 @@ function messageFromEvent(event: SpanEvent): ChatMessage | undefined {
 
 function choiceMessage(event: SpanEvent): ChatMessage | undefined {
   const body = eventBody(event)
-  const message = isRecord(body.message) ? body.message : body
+  // `message` is `{role, content, tool_calls}`; some producers (Strands) write the content itself.
+  const message = isRecord(body.message)
+    ? body.message
+    : typeof body.message === 'string' || Array.isArray(body.message)
+      ? { content: body.message }
+      : body
   return parseMessages([{ ...message, role: 'assistant' }])?.[0]
 }
 

@@ -3,9 +3,6 @@
  * Mastra-parity checks until their reader lands (the list only shrinks).
  */
 export const PENDING_PRODUCERS: readonly string[] = [
-  'strands',
-  'strands-latest',
-  'strands-attributes-only',
   'traceloop',
   'traceloop-legacy',
   'smolagents',
