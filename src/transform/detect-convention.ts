@@ -7,6 +7,7 @@ import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 import { strandsReader } from './conventions/strands.ts'
+import { traceloopReader } from './conventions/traceloop.ts'
 
 /**
  * Readers in the order they are tried: Mastra marks every span it exports, and also writes
@@ -16,6 +17,7 @@ import { strandsReader } from './conventions/strands.ts'
 const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
+  traceloopReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,

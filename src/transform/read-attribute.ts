@@ -83,3 +83,21 @@ export function parseIfStructured(value: AttributeValue | undefined): unknown {
     return value
   }
 }
+
+/** Groups flattened `prefix.<i>.rest` keys by index, in index order. */
+export function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
+  const groups = new Map<number, Attributes>()
+  const start = `${prefix}.`
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!key.startsWith(start)) continue
+    const rest = key.slice(start.length)
+    const dot = rest.indexOf('.')
+    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
+    if (!Number.isInteger(index) || dot < 0) continue
+    // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
+    const group = groups.get(index) ?? (Object.create(null) as Attributes)
+    group[rest.slice(dot + 1)] = value
+    groups.set(index, group)
+  }
+  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
+}

@@ -4,6 +4,7 @@ import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import {
   hasAttribute,
+  indexed,
   isRecord,
   parseIfStructured,
   readJson,
@@ -17,24 +18,6 @@ import type { ConventionReader, SpanRole } from './convention-reader.ts'
 /** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
 export function kind(span: Span): string {
   return (readString(span.attributes, 'openinference.span.kind') ?? '').toUpperCase()
-}
-
-/** Groups flattened `prefix.<i>.rest` keys by index, in index order. */
-function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
-  const groups = new Map<number, Attributes>()
-  const start = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(start)) continue
-    const rest = key.slice(start.length)
-    const dot = rest.indexOf('.')
-    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
-    if (!Number.isInteger(index) || dot < 0) continue
-    // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
-    const group = groups.get(index) ?? (Object.create(null) as Attributes)
-    group[rest.slice(dot + 1)] = value
-    groups.set(index, group)
-  }
-  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
 }
 
 /** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */

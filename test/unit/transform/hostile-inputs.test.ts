@@ -8,6 +8,7 @@ import {
   orphansAfterFinishedAgents,
 } from './hostile-inputs.ts'
 import { countOperations } from './operation-count.ts'
+import { toolInvocations } from './output-steps.ts'
 import { sid, span } from './span-builder.ts'
 
 /** Small and large sizes: the large one is twice the small one. */
@@ -30,12 +31,6 @@ function expectLinear(build: (size: number) => Span[]): AgentRun[] {
   return second.value!
 }
 
-function toolCalls(run: AgentRun) {
-  return run.output[0]!.content.parts.flatMap((part) =>
-    part.type === 'tool-invocation' ? [part.toolInvocation] : [],
-  )
-}
-
 // Counting every operation through proxies is slow on a busy machine; the counts, not the time, are checked.
 describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () => {
   it('agents under a deep chain of plain spans: each parent run found without walking the chain again', () => {
@@ -48,7 +43,7 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
   it('orphans after many finished agents: each given to the run still open, without passing every finished run', () => {
     const runs = expectLinear(orphansAfterFinishedAgents)
     const long = runs.find((run) => run.agentName === 'long')!
-    const calls = toolCalls(long)
+    const calls = toolInvocations(long)
     expect(calls).toHaveLength(SIZE)
     expect(calls[SIZE - 1]).toEqual({
       toolCallId: `call${SIZE - 1}`,
@@ -57,13 +52,13 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
       state: 'result',
       result: SIZE - 1,
     })
-    expect(runs.filter((run) => run !== long).every((run) => toolCalls(run).length === 0)).toBe(true)
+    expect(runs.filter((run) => run !== long).every((run) => toolInvocations(run).length === 0)).toBe(true)
   })
 
   it('deeply nested tool spans: the step of each found without walking up the nesting', () => {
     const runs = expectLinear(nestedToolSpans)
     expect(runs).toHaveLength(1)
-    const calls = toolCalls(runs[0]!)
+    const calls = toolInvocations(runs[0]!)
     expect(calls).toHaveLength(2 * SIZE)
     expect(calls.map((call) => call.toolCallId)).toEqual(
       Array.from({ length: 2 * SIZE }, (_, i) => `call${i}`),
@@ -137,7 +132,7 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
     expect(runs!.map((run) => run.spanId)).toEqual([sid('root'), sid('sub')])
     expect(runs![1]!.parentRunSpanId).toBe(sid('root'))
     expect(runs![0]!.input.inputMessages.map((message) => message.content.content)).toEqual(['go'])
-    expect(toolCalls(runs![0]!)).toEqual([
+    expect(toolInvocations(runs![0]!)).toEqual([
       { toolCallId: 'call_1', toolName: 'dig', args: { depth }, state: 'result', result: 'found' },
     ])
   })
@@ -162,7 +157,7 @@ describe('hostile inputs: every tool call is kept', () => {
 
   it('two tool spans sharing a call id are two calls, and the run says so', () => {
     const runs = extractAgentRuns([agent, tool('t1', 10, { q: 'a' }, 'A'), tool('t2', 20, { q: 'b' }, 'B')])
-    expect(toolCalls(runs[0]!)).toEqual([
+    expect(toolInvocations(runs[0]!)).toEqual([
       { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
       { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
     ])
@@ -205,7 +200,7 @@ describe('hostile inputs: every tool call is kept', () => {
         [{ role: 'assistant', parts: [{ type: 'text', content: 'done' }] }],
       ),
     ])
-    expect(toolCalls(runs[0]!)).toEqual([
+    expect(toolInvocations(runs[0]!)).toEqual([
       { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
       { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
     ])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentRun, type Attributes, type Span, StatusCode } from '../../../src/model/index.ts'
+import { type Attributes, type Span, StatusCode } from '../../../src/model/index.ts'
 import { extractAgentRuns } from '../../../src/transform/index.ts'
+import { toolInvocations } from './output-steps.ts'
 import { sid, span } from './span-builder.ts'
 
 const scope = { name: 'openinference.instrumentation.langchain', version: '0.1.80' }
@@ -85,12 +86,6 @@ function reactAgent(root: { id: string; parent?: string; name: string; start: nu
   ]
 }
 
-function calls(run: AgentRun) {
-  return run.output[0]!.content.parts.flatMap((part) =>
-    part.type === 'tool-invocation' ? [part.toolInvocation] : [],
-  )
-}
-
 describe('LangChain / LangGraph (OpenInference)', () => {
   it('one run per graph invocation, not one per node: the outermost chain is the run', () => {
     const runs = extractAgentRuns(reactAgent({ id: 'g', name: 'support-agent', start: 0 }))
@@ -103,7 +98,7 @@ describe('LangChain / LangGraph (OpenInference)', () => {
 
   it('a one-argument tool gets its named argument, and its ToolMessage envelope is unwrapped', () => {
     const [run] = extractAgentRuns(reactAgent({ id: 'g', name: 'support-agent', start: 0 }))
-    expect(calls(run!)).toEqual([
+    expect(toolInvocations(run!)).toEqual([
       {
         toolCallId: 'call_1',
         toolName: 'lookup_order',
@@ -131,8 +126,8 @@ describe('LangChain / LangGraph (OpenInference)', () => {
       ['supervisor', undefined],
       ['researcher', sid('g')],
     ])
-    expect(calls(runs[0]!).map((call) => call.toolCallId)).toEqual(['call_1'])
-    expect(calls(runs[1]!).map((call) => call.toolCallId)).toEqual(['call_1'])
+    expect(toolInvocations(runs[0]!).map((call) => call.toolCallId)).toEqual(['call_1'])
+    expect(toolInvocations(runs[1]!).map((call) => call.toolCallId)).toEqual(['call_1'])
   })
 
   it('a failed tool reads its exception message, not the repr and traceback in the status', () => {
@@ -156,7 +151,10 @@ describe('LangChain / LangGraph (OpenInference)', () => {
           : s,
     )
     const [run] = extractAgentRuns(spans)
-    expect(calls(run!)[0]).toMatchObject({ state: 'output-error', errorText: 'Order A17 not found' })
+    expect(toolInvocations(run!)[0]).toMatchObject({
+      state: 'output-error',
+      errorText: 'Order A17 not found',
+    })
   })
 
   it('reads LangChain message envelopes as the input (history first)', () => {

@@ -1,4 +1,4 @@
-import type { AgentRun } from '../../../src/model/index.ts'
+import type { AgentRun, ToolInvocation } from '../../../src/model/index.ts'
 
 /** One step of a run's output: its texts and tool-call ids, in order. */
 export interface OutputStep {
@@ -18,4 +18,11 @@ export function outputSteps(run: AgentRun): OutputStep[] {
     else if (part.type === 'tool-invocation') step.toolCallIds.push(part.toolInvocation.toolCallId)
   }
   return steps
+}
+
+/** The tool invocations of a run's output, in order. */
+export function toolInvocations(run: AgentRun): ToolInvocation[] {
+  return run.output[0]!.content.parts.flatMap((part) =>
+    part.type === 'tool-invocation' ? [part.toolInvocation] : [],
+  )
 }

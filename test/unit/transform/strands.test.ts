@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { AgentRun, Span } from '../../../src/model/index.ts'
+import type { Span } from '../../../src/model/index.ts'
 import { extractAgentRuns } from '../../../src/transform/index.ts'
+import { toolInvocations } from './output-steps.ts'
 import { span } from './span-builder.ts'
 
 const scope = { name: 'strands.telemetry.tracer' }
@@ -11,12 +12,6 @@ const op = (name: string, extra: Record<string, string> = {}) => ({
   'session.id': 'conv-1',
   ...extra,
 })
-
-function calls(run: AgentRun) {
-  return run.output[0]!.content.parts.flatMap((part) =>
-    part.type === 'tool-invocation' ? [part.toolInvocation] : [],
-  )
-}
 
 describe('Strands Agents (GenAI, native)', () => {
   it('default layout: content in span events, tool arguments and results in the tool span’s events, blocks unwrapped', () => {
@@ -77,7 +72,7 @@ describe('Strands Agents (GenAI, native)', () => {
     ])
     expect(run!.conversationId).toBe('conv-1')
     expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
-    expect(calls(run!)).toEqual([
+    expect(toolInvocations(run!)).toEqual([
       {
         toolCallId: 'call_1',
         toolName: 'lookup',
