@@ -6,6 +6,7 @@ import { langChainReader } from './conventions/langchain.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
+import { smolagentsReader } from './conventions/smolagents.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
 
@@ -22,6 +23,7 @@ const READERS: readonly ConventionReader[] = [
   aiSdkReader,
   openAiAgentsReader,
   langChainReader,
+  smolagentsReader,
   openInferenceReader,
 ]
 

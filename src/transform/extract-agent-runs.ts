@@ -2,8 +2,10 @@ import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
+import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
+import { lostAgentRuns } from './lost-agent-runs.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
 import { Notes } from './notes.ts'
 import { parentRuns } from './parent-runs.ts'
@@ -32,10 +34,10 @@ export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
 function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const tree = buildSpanTree(spans)
   const { runs: agents, runOf, continuations } = findRuns(tree)
-  if (agents.length === 0) return []
   const adopted = adoptOrphans(tree, agents)
+  const lost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
   const parents = parentRuns(tree, agents, runOf)
-  return agents.map((agent) => {
+  const runs = agents.map((agent) => {
     try {
       return buildRun(tree, agent, {
         // Its continuations (a handoff chain's later agents) and orphans it adopted by time.
@@ -52,6 +54,25 @@ function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
       return bareRun(agent, error)
     }
   })
+  for (const { agent, roots, reader } of lost) {
+    try {
+      runs.push(
+        buildRun(tree, agent, {
+          extraRoots: roots,
+          adopted: [],
+          parentRun: undefined,
+          isRun: (span) => runOf.has(span.spanId),
+          reader,
+        }),
+      )
+    } catch (error) {
+      runs.push(bareRun(agent, error))
+    }
+  }
+  // Runs whose agent span is missing join the others in start order.
+  return lost.length === 0
+    ? runs
+    : runs.sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
 }
 
 /**
@@ -81,15 +102,21 @@ interface RunPlace {
   adopted: readonly Span[]
   parentRun: Span | undefined
   isRun: (span: Span) => boolean
+  /** The reader of a run whose agent span is missing (a stand-in span has no convention of its own). */
+  reader?: ConventionReader
 }
 
 function buildRun(
   tree: SpanTree,
   agent: Span,
-  { extraRoots, adopted, parentRun, isRun }: RunPlace,
+  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent)! }: RunPlace,
 ): AgentRun {
-  const reader = readerFor(agent)!
   const notes = new Notes()
+  if (!tree.byId.has(agent.spanId)) {
+    notes.add(
+      `agent span ${agent.spanId} is missing; the run is rebuilt from the ${extraRoots.length} span(s) under it`,
+    )
+  }
   if (agent.parentSpanId && !tree.byId.has(agent.parentSpanId)) {
     notes.add(`parent span ${agent.parentSpanId} of the agent span is missing`)
   }
@@ -107,7 +134,15 @@ function buildRun(
   }
 
   const metadata = reader.metadata(agent, notes)
-  const identity = resolveIdentity(reader.identity(agent), metadata)
+  // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
+  const recorded = tree.byId.has(agent.spanId)
+    ? reader.identity(agent)
+    : {
+        conversationId: extraRoots
+          .map((root) => readerFor(root)?.identity(root).conversationId)
+          .find(Boolean),
+      }
+  const identity = resolveIdentity(recorded, metadata)
   const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]

@@ -2,9 +2,10 @@ import type { Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
+import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { ioValue, kind, openInferenceReader } from './openinference.ts'
+import { ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
 const SCOPE = 'openinference.instrumentation.langchain'
@@ -39,13 +40,8 @@ const isChain = (span: Span) => {
 export const langChainReader: ConventionReader = {
   ...openInferenceReader,
   matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
-  role(span): SpanRole {
-    const value = kind(span)
-    if (value === 'CHAIN' || value === 'AGENT') return 'agent'
-    if (value === 'LLM') return 'model'
-    if (value === 'TOOL') return 'tool'
-    return 'other'
-  },
+  // Every chain is a candidate; `confirmRun` keeps the outermost one of an invocation.
+  role: (span): SpanRole => roleOfKind(span, 'agent'),
   confirmRun: (span, tree) => {
     const parent = span.parentSpanId ? tree.byId.get(span.parentSpanId) : undefined
     if (parent && parent.scope.name === SCOPE && isChain(parent)) return false
@@ -84,11 +80,8 @@ export const langChainReader: ConventionReader = {
       result: envelope.result,
     }
   },
-  toolError(span) {
-    // The status holds the exception's repr and traceback; its event holds the message.
-    const exception = span.events.find((event) => event.name === 'exception')
-    return exception ? readString(exception.attributes, 'exception.message') : undefined
-  },
+  // The status holds the exception's repr and traceback; its event holds the message.
+  toolError: exceptionMessage,
 }
 
 /** Whether a model call is made under `span` without passing through a tool (a sub-graph's own run). */

@@ -2,7 +2,7 @@ import type { Span } from '../../model/index.ts'
 import { hasAttribute } from '../read-attribute.ts'
 import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { kind, openInferenceReader } from './openinference.ts'
+import { kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-openai-agents`. */
 const SCOPE = 'openinference.instrumentation.openai_agents'
@@ -22,13 +22,7 @@ function isHandoff(span: Span): boolean {
 export const openAiAgentsReader: ConventionReader = {
   ...openInferenceReader,
   matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
-  role(span): SpanRole {
-    const value = kind(span)
-    if (value === 'AGENT') return 'agent'
-    if (value === 'LLM') return 'model'
-    if (value === 'TOOL' && !isHandoff(span)) return 'tool'
-    return 'other'
-  },
+  role: (span): SpanRole => roleOfKind(span, 'other', !isHandoff(span)),
   confirmRun: undefined,
   runContinuations: handoffChain,
   toolError(span) {

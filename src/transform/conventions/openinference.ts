@@ -22,6 +22,15 @@ export function kind(span: Span): string {
 
 /** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
 export function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+  const raw = flattenedDicts(attributes, prefix)
+  return raw ? parseMessages(raw) : undefined
+}
+
+/** `llm.input_messages.*` / `llm.output_messages.*` as OpenAI-shaped message dicts, roles as written. */
+export function flattenedDicts(
+  attributes: Attributes,
+  prefix: string,
+): Record<string, unknown>[] | undefined {
   const groups = indexed(attributes, prefix)
   if (groups.size === 0) return undefined
   const raw: Record<string, unknown>[] = []
@@ -47,7 +56,19 @@ export function flattenedMessages(attributes: Attributes, prefix: string): ChatM
     if (typeof group['message.name'] === 'string') message.name = group['message.name']
     raw.push(message)
   }
-  return parseMessages(raw)
+  return raw
+}
+
+/**
+ * A span's role by its OpenInference kind, for readers of one framework's spans: AGENT is a run,
+ * LLM a model call, TOOL a tool call unless `isTool` says it is none; a CHAIN is `chain`.
+ */
+export function roleOfKind(span: Span, chain: SpanRole, isTool = true): SpanRole {
+  const value = kind(span)
+  if (value === 'AGENT') return 'agent'
+  if (value === 'LLM') return 'model'
+  if (value === 'TOOL') return isTool ? 'tool' : 'other'
+  return value === 'CHAIN' ? chain : 'other'
 }
 
 /** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */

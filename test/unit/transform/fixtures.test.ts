@@ -69,13 +69,18 @@ function sentToolOutputs(requestsPath: string): Map<string, unknown> {
   return sent
 }
 
+/** Whether a run was rebuilt without its agent span (the library never exported it). */
+function lostAgentSpan(run: AgentRun | undefined): boolean {
+  return run?.notes?.some((note) => note.startsWith(`agent span ${run.spanId} is missing`)) ?? false
+}
+
 function expectRunMatches(
   run: AgentRun,
   truth: GroundTruthRun,
   runs: AgentRun[],
   truths: GroundTruthRun[],
 ): void {
-  expect(run.agentName).toBe(truth.agentName)
+  if (!lostAgentSpan(run)) expect(run.agentName).toBe(truth.agentName)
   if (truth.agentId) expect(run.agentId).toBe(truth.agentId)
   expect(run.status).toBe(truth.status)
   if (truth.parentAgentName) {
@@ -136,16 +141,24 @@ describe('extractAgentRuns on generated fixtures', () => {
     const runs = extractAgentRuns(spans)
 
     it('finds one run per agent turn, in start order', () => {
-      expect(runs.map((run) => run.agentName)).toEqual(fixture.truth.runs.map((run) => run.agentName))
-      expect(findAgentSpans(spans).map((span) => span.spanId)).toEqual(runs.map((run) => run.spanId))
+      // A run whose agent span never arrived cannot know the agent's name, and says why.
+      expect(runs.map((run) => (lostAgentSpan(run) ? undefined : run.agentName))).toEqual(
+        fixture.truth.runs.map((truth, index) => (lostAgentSpan(runs[index]) ? undefined : truth.agentName)),
+      )
+      const present = new Set(spans.map((span) => span.spanId))
+      expect(findAgentSpans(spans).map((span) => span.spanId)).toEqual(
+        runs.filter((run) => present.has(run.spanId)).map((run) => run.spanId),
+      )
     })
 
     it('recognises the convention', () => {
       for (const run of runs) {
-        const agent = spans.find((span) => span.spanId === run.spanId)!
+        const agent = spans.find((span) => span.spanId === run.spanId)
         // OpenInference's AI SDK processor adds its keys to GenAI spans; the GenAI keys are read first.
         const enriched =
-          fixture.truth.convention === 'openinference' && 'gen_ai.operation.name' in agent.attributes
+          fixture.truth.convention === 'openinference' &&
+          agent !== undefined &&
+          'gen_ai.operation.name' in agent.attributes
         expect(run.convention).toBe(enriched ? 'genai' : CONVENTION_OF_TRUTH[fixture.truth.convention])
       }
     })
