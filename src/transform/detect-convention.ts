@@ -2,6 +2,7 @@ import type { Convention, Span } from '../model/index.ts'
 import { aiSdkReader } from './conventions/ai-sdk.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { genAiReader } from './conventions/genai.ts'
+import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
@@ -18,6 +19,7 @@ import { traceloopReader } from './conventions/traceloop.ts'
 const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
+  googleAdkReader,
   traceloopReader,
   genAiReader,
   aiSdkReader,

@@ -81,16 +81,20 @@ function callsFromModelOutputs(run: RunSpans, notes: Notes, outputResults: ToolR
   for (const model of run.models) {
     const reader = readerFor(model)
     if (!reader) continue
-    const seen = new Set<string>()
+    const seen = new Map<string, Draft>()
     for (const message of reader.modelOutput(model, notes) ?? []) {
       for (const part of message.parts) {
         if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
         if (part.type !== 'tool-call') continue
         if (part.toolCallId) {
-          if (seen.has(part.toolCallId)) continue
-          seen.add(part.toolCallId)
+          // A call repeated in one output is one call; a later mention completes a streamed one.
+          const earlier = seen.get(part.toolCallId)
+          if (earlier) {
+            if (part.args !== undefined && part.args !== null) earlier.args = part.args
+            continue
+          }
         }
-        drafts.push({
+        const draft: Draft = {
           toolName: part.toolName,
           args: part.args,
           hasResult: false,
@@ -99,7 +103,9 @@ function callsFromModelOutputs(run: RunSpans, notes: Notes, outputResults: ToolR
           modelOrder: modelOrder++,
           ...stepField(run.stepOf(model)),
           ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
-        })
+        }
+        drafts.push(draft)
+        if (part.toolCallId) seen.set(part.toolCallId, draft)
       }
     }
   }

@@ -52,6 +52,10 @@ function toolCalls(run: AgentRun) {
   )
 }
 
+function requestsRecorded(protoPath: string): boolean {
+  return existsSync(protoPath.replace(/\.pb$/, '.requests.json'))
+}
+
 /** What the scripted model server was sent as each tool call's output (Python fixtures), by call id. */
 function sentToolOutputs(requestsPath: string): Map<string, unknown> {
   const sent = new Map<string, unknown>()
@@ -228,6 +232,9 @@ describe('fixtures with every tool span lost', () => {
             if (call.error !== undefined) return
             const result = calls[position]!.result
             if (sent.has(call.id) && result === sent.get(call.id)) return
+            // A result the model was never sent under the call's id (ADK retells a transfer's as
+            // text) cannot be in the prompts.
+            if (result === undefined && requestsRecorded(entry.protoPath) && !sent.has(call.id)) return
             expect(result).toEqual(call.result)
           })
         }
