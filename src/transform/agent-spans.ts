@@ -42,9 +42,12 @@ export interface TraceRuns {
 export function findRuns(tree: SpanTree): TraceRuns {
   const confirmed: Span[] = []
   for (const span of tree.byId.values()) {
-    if (!isAgentRunSpan(span)) continue
-    const confirm = readerFor(span)?.confirmRun
-    if (!confirm || confirm(span, tree)) confirmed.push(span)
+    const reader = readerFor(span)
+    if (!isAgentRunSpan(span)) {
+      if (reader?.headsRun?.(span, tree)) confirmed.push(span)
+      continue
+    }
+    if (!reader?.confirmRun || reader.confirmRun(span, tree)) confirmed.push(span)
   }
   confirmed.sort(byStart)
   const runOf = new Map<string, Span>()

@@ -1,6 +1,7 @@
 import type { Convention, Span } from '../model/index.ts'
 import { aiSdkReader } from './conventions/ai-sdk.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
+import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
@@ -26,6 +27,7 @@ const READERS: readonly ConventionReader[] = [
   openAiAgentsReader,
   langChainReader,
   smolagentsReader,
+  crewAiReader,
   openInferenceReader,
 ]
 

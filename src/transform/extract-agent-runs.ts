@@ -2,6 +2,7 @@ import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
+import type { ChatMessage } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
@@ -146,11 +147,13 @@ function buildRun(
   const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]
+  const unwrap = (prompt: ChatMessage[] | undefined) =>
+    prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const conversation = splitConversation(
     {
       instructions: reader.instructions(agent, notes),
       agentInput: reader.agentInput(agent, notes),
-      firstPrompt: firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined,
+      firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
     },
     notes,
   )

@@ -43,8 +43,12 @@ export function collectRunSpans(
     const span = stack.pop()!
     if (visited.has(span.spanId)) continue
     visited.add(span.spanId)
-    if (isRun(span)) continue
     const role = spanRole(span)
+    if (isRun(span)) {
+      // A tool span that heads a run of its own (an agent run inline in a tool) is still this run's call.
+      if (role === 'tool') tools.push(span)
+      continue
+    }
     if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
     else if (role === 'step') stepSpans.push(span)

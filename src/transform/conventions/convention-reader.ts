@@ -65,4 +65,16 @@ export interface ConventionReader {
    * later agents of a handoff chain, which the framework records as siblings of the first.
    */
   runContinuations?(span: Span, tree: SpanTree): Span[]
+  /**
+   * Whether a span that is not an agent span heads a run all the same: a framework that runs an
+   * agent inside a tool without an agent span of its own (CrewAI's delegation). The span stays a
+   * tool call of the run around it.
+   */
+  headsRun?(span: Span, tree: SpanTree): boolean
+  /**
+   * A run's first model prompt as the program gave it, where the framework wraps the program's
+   * instructions and input in its own template (the prompt may come from another convention's
+   * model spans).
+   */
+  unwrapPrompt?(messages: ChatMessage[]): ChatMessage[]
 }

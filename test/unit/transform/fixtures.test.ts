@@ -210,7 +210,12 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
 })
 
 describe('fixtures with every tool span lost', () => {
-  const entries = listFixtures()
+  // A run a tool span heads (CrewAI's delegation) is lost with that span: nothing to compare.
+  const entries = listFixtures().filter((entry) => {
+    const spans = decodeOtlpTraces(loadFixture(entry).proto)
+    const tools = new Set(spans.filter((span) => spanRole(span) === 'tool').map((span) => span.spanId))
+    return extractAgentRuns(spans).every((run) => !tools.has(run.spanId))
+  })
 
   it.each(entries.map((entry) => [entry.name, entry] as const))(
     '%s: tool calls are rebuilt from the model messages',

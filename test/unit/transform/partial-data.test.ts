@@ -13,6 +13,8 @@ const CLASSIFYING_KEYS = new Set([
   'openinference.span.kind',
   'traceloop.span.kind',
   'llm.request.type',
+  // CrewAI's delegation tool heads the coworker's run: its name says what the span is.
+  'tool.name',
 ])
 
 const agentAttributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bot' }
