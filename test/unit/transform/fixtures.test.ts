@@ -3,16 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
 import type { AgentRun, MastraDBMessage } from '../../../src/model/index.ts'
 import { extractAgentRuns, findAgentSpans, spanRole } from '../../../src/transform/index.ts'
-import {
-  type GroundTruthRun,
-  listFixtures as listAllFixtures,
-  loadFixture,
-  type TruthMessage,
-} from '../../fixtures/index.ts'
+import { type GroundTruthRun, listFixtures, loadFixture, type TruthMessage } from '../../fixtures/index.ts'
 import { outputSteps } from './output-steps.ts'
-import { PENDING_PRODUCERS } from './pending-producers.ts'
-
-const listFixtures = () => listAllFixtures().filter((entry) => !PENDING_PRODUCERS.includes(entry.producer))
 
 const CONVENTION_OF_TRUTH = {
   genai: 'genai',
@@ -20,7 +12,7 @@ const CONVENTION_OF_TRUTH = {
   'ai-sdk-legacy': 'ai-sdk',
   mastra: 'mastra',
   openinference: 'openinference',
-  // Python producers only (excluded above): the transform branch sets what it rebuilds them as.
+  // OpenLLMetry (Python producers traceloop and traceloop-legacy).
   traceloop: 'traceloop',
 } as const
 
