@@ -22,7 +22,7 @@ function isHandoff(span: Span): boolean {
 export const openAiAgentsReader: ConventionReader = {
   ...openInferenceReader,
   matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
-  role: (span): SpanRole => roleOfKind(span, 'other', !isHandoff(span)),
+  role: (span): SpanRole => roleOfKind(span, 'other', (tool) => !isHandoff(tool)),
   confirmRun: undefined,
   runContinuations: handoffChain,
   toolError(span) {

@@ -61,14 +61,20 @@ export function flattenedDicts(
 
 /**
  * A span's role by its OpenInference kind, for readers of one framework's spans: AGENT is a run,
- * LLM a model call, TOOL a tool call unless `isTool` says it is none; a CHAIN is `chain`.
+ * LLM a model call, TOOL a tool call unless `isTool` says it is none; a CHAIN is `chain`. Only
+ * the kind is read for other spans (roles decide agent spans on the ingest path: keep it cheap).
  */
-export function roleOfKind(span: Span, chain: SpanRole, isTool = true): SpanRole {
+export function roleOfKind(
+  span: Span,
+  chain: SpanRole | ((span: Span) => SpanRole),
+  isTool: (span: Span) => boolean = () => true,
+): SpanRole {
   const value = kind(span)
   if (value === 'AGENT') return 'agent'
   if (value === 'LLM') return 'model'
-  if (value === 'TOOL') return isTool ? 'tool' : 'other'
-  return value === 'CHAIN' ? chain : 'other'
+  if (value === 'TOOL') return isTool(span) ? 'tool' : 'other'
+  if (value !== 'CHAIN') return 'other'
+  return typeof chain === 'function' ? chain(span) : chain
 }
 
 /** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */

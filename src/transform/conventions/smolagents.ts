@@ -26,8 +26,8 @@ export const smolagentsReader: ConventionReader = {
   role: (span): SpanRole =>
     roleOfKind(
       span,
-      /^Step \d+$/.test(span.name) ? 'step' : 'other',
-      readString(span.attributes, 'tool.name') !== FINAL_ANSWER,
+      (chain) => (/^Step \d+$/.test(chain.name) ? 'step' : 'other'),
+      (tool) => readString(tool.attributes, 'tool.name') !== FINAL_ANSWER,
     ),
   confirmRun: undefined,
   identity: (span) => ({
