@@ -78,19 +78,26 @@ function runsModelInside(span: Span, tree: SpanTree): boolean {
 
 /** A prompt message without CrewAI's wrapping of the backstory or the task. */
 function programMessage(message: ChatMessage): ChatMessage {
-  const unwrap =
-    message.role === 'system'
-      ? (text: string) =>
-          /^You are [^\n]*?\. ([\s\S]*)\nYour personal goal is: [\s\S]*$/.exec(text)?.[1] ?? text
-      : message.role === 'user'
-        ? (text: string) =>
-            /^\s*Current Task: ([\s\S]*?)\n\nThis is the expected criteria for your final answer:/.exec(
-              text,
-            )?.[1] ?? text
-        : undefined
+  const unwrap = message.role === 'system' ? backstoryIn : message.role === 'user' ? taskIn : undefined
   if (!unwrap) return message
   return {
     ...message,
     parts: message.parts.map((part) => (part.type === 'text' ? { ...part, text: unwrap(part.text) } : part)),
   }
+}
+
+/** `You are <role>. <backstory>\nYour personal goal is: <goal>` → the backstory (by position, no regex). */
+function backstoryIn(text: string): string {
+  const goal = text.lastIndexOf('\nYour personal goal is: ')
+  const start = text.startsWith('You are ') ? text.indexOf('. ') : -1
+  return start >= 0 && goal > start ? text.slice(start + 2, goal) : text
+}
+
+/** `\nCurrent Task: <description>\n\nThis is the expected criteria…` → the description. */
+function taskIn(text: string): string {
+  const start = text.indexOf('Current Task: ')
+  const end = text.indexOf('\n\nThis is the expected criteria for your final answer:', start)
+  return start >= 0 && end > start && text.slice(0, start).trim() === ''
+    ? text.slice(start + 'Current Task: '.length, end)
+    : text
 }

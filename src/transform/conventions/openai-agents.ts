@@ -27,7 +27,8 @@ export const openAiAgentsReader: ConventionReader = {
   runContinuations: handoffChain,
   toolError(span) {
     const message = span.status.message ?? ''
-    const match = /(['"])error\1:\s*(['"])((?:\\.|(?!\2).)*)\2/.exec(message)
+    // One way to read each character (an escape, or any other non-quote): no backtracking blow-up.
+    const match = /(['"])error\1:\s*(['"])((?:\\.|(?!\2)[^\\])*)\2/.exec(message)
     return match ? match[3]!.replace(/\\(.)/g, '$1') : undefined
   },
 }

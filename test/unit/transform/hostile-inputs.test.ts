@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { AgentRun, Span } from '../../../src/model/index.ts'
+import { type AgentRun, type Span, StatusCode } from '../../../src/model/index.ts'
 import { detectConvention, extractAgentRuns, spanRole } from '../../../src/transform/index.ts'
 import {
   agentsUnderDeepChain,
@@ -273,5 +273,29 @@ describe('hostile inputs: nothing inherited is read', () => {
     const texts = events!.input.inputMessages.map((message) => message.content.content)
     expect(texts).not.toContain('planted')
     expect(texts).toContain('hi')
+  })
+})
+
+describe('hostile inputs: patterns over producer text do not backtrack', () => {
+  it('a tool error envelope with a long run of backslashes and no closing quote', () => {
+    const scope = { name: 'openinference.instrumentation.openai_agents' }
+    const oi = (spec: Parameters<typeof span>[0]): Span => ({ ...span(spec), scope })
+    const message = `Error running tool (non-fatal): {'tool_name': 'lookup', 'error': '${'\\'.repeat(50_000)}x`
+    const [run] = extractAgentRuns([
+      oi({ id: 'ag', end: 100, attributes: { 'openinference.span.kind': 'AGENT', 'agent.name': 'a' } }),
+      oi({ id: 'm', parent: 'ag', start: 1, end: 2, attributes: { 'openinference.span.kind': 'LLM' } }),
+      {
+        ...oi({
+          id: 't',
+          parent: 'ag',
+          start: 3,
+          end: 4,
+          attributes: { 'openinference.span.kind': 'TOOL', 'tool.name': 'lookup' },
+        }),
+        status: { code: StatusCode.ERROR, message },
+      },
+    ])
+    // Not an envelope it can read: the status message is the error, whole.
+    expect(toolInvocations(run!)[0]).toMatchObject({ state: 'output-error', errorText: message })
   })
 })
