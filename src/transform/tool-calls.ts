@@ -246,7 +246,8 @@ function alignToModelOrder(drafts: Draft[]): void {
  * `execute_tool <name>` (GenAI), `tool.execute <name>` (Mastra before 1.0), `tool: '<name>'`.
  */
 function toolNameFromSpanName(name: string): string | undefined {
-  const match = /^(?:execute_tool|tool\.execute|tool:)\s+'?([^']+?)'?$/.exec(name.trim())
+  // The name starts at a non-space: the spaces before it can be read one way only.
+  const match = /^(?:execute_tool|tool\.execute|tool:)\s+'?([^'\s][^']*?)'?$/.exec(name.trim())
   return match?.[1]
 }
 

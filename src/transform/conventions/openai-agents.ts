@@ -1,5 +1,6 @@
 import type { Span } from '../../model/index.ts'
-import { hasAttribute } from '../read-attribute.ts'
+import { parsePythonLiteral } from '../python-literal.ts'
+import { hasAttribute, isRecord } from '../read-attribute.ts'
 import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { kind, openInferenceReader, roleOfKind } from './openinference.ts'
@@ -26,10 +27,11 @@ export const openAiAgentsReader: ConventionReader = {
   confirmRun: undefined,
   runContinuations: handoffChain,
   toolError(span) {
+    // `Error running tool (non-fatal): {'tool_name': …, 'error': '<message>'}`: a Python dict repr.
     const message = span.status.message ?? ''
-    // One way to read each character (an escape, or any other non-quote): no backtracking blow-up.
-    const match = /(['"])error\1:\s*(['"])((?:\\.|(?!\2)[^\\])*)\2/.exec(message)
-    return match ? match[3]!.replace(/\\(.)/g, '$1') : undefined
+    const brace = message.indexOf('{')
+    const envelope = brace < 0 ? undefined : parsePythonLiteral(message.slice(brace))
+    return isRecord(envelope) && typeof envelope.error === 'string' ? envelope.error : undefined
   },
 }
 

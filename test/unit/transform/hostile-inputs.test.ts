@@ -298,4 +298,20 @@ describe('hostile inputs: patterns over producer text do not backtrack', () => {
     // Not an envelope it can read: the status message is the error, whole.
     expect(toolInvocations(run!)[0]).toMatchObject({ state: 'output-error', errorText: message })
   })
+
+  it('a tool span name with a long run of spaces before a quote', () => {
+    const [run] = extractAgentRuns([
+      span({ id: 'ag', end: 100, attributes: { 'gen_ai.operation.name': 'invoke_agent' } }),
+      span({ id: 'm', parent: 'ag', start: 1, end: 2, attributes: { 'gen_ai.operation.name': 'chat' } }),
+      span({
+        id: 't',
+        parent: 'ag',
+        start: 3,
+        end: 4,
+        name: `execute_tool${' '.repeat(50_000)}x'y'z`,
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.call.result': '1' },
+      }),
+    ])
+    expect(toolInvocations(run!)[0]).toMatchObject({ toolName: 'unknown', state: 'result', result: 1 })
+  })
 })
