@@ -39,7 +39,14 @@ describe('score spans on the wire (OTLP/protobuf)', () => {
       kind: 1,
       startTimeUnixNano: '1764500000123000000',
       endTimeUnixNano: '1764500000123000000',
-      links: [expect.objectContaining({ traceId: ok.traceId, spanId: ok.spanId })],
+      links: [
+        expect.objectContaining({
+          traceId: ok.traceId,
+          spanId: ok.spanId,
+          // Keeps the parent reference CHILD_OF in Jaeger (its translator merges the link into it).
+          attributes: { 'opentracing.ref_type': 'child_of' },
+        }),
+      ],
     })
     expect(a.attributes).toMatchObject({
       'gen_ai.evaluation.name': 'Task success',
