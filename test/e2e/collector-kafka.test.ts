@@ -1,16 +1,20 @@
+import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 import { registerCompressionCodecs } from '../../src/ingest/codecs.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
+import { repoRoot } from '../helpers/cli.ts'
 import { freePort, type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
 import { groupOffsets, until } from '../helpers/fault-traffic.ts'
 import { getJaegerTrace, jaegerOtlpUrl, jaegerParent, jaegerTag, jaegerUrl } from '../helpers/jaeger.ts'
 import { brokers, consume, createTopic, deleteTopics, kafka, uniqueTopic } from '../helpers/kafka.ts'
 import { type LiveTraffic, runLiveAgents } from '../helpers/live-agents.ts'
-import { type Collector, startCollector } from '../helpers/otelcol.ts'
-import { getSpans, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
+import { type Collector, otelcolBinary, startCollector } from '../helpers/otelcol.ts'
+import { getSpans, phoenixUrl, phoenixVersion, waitForSpans } from '../helpers/phoenix.ts'
 
 // The chain users run: instrumented JavaScript agents export OTLP/HTTP to the OpenTelemetry
 // Collector (built from the upstream Go modules, tools/otelcol), whose kafka exporter writes one
@@ -20,6 +24,7 @@ import { getSpans, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
 // real set-ups do, also back into the span topic: those score spans must not be scored again.
 
 registerCompressionCodecs()
+const execFileP = promisify(execFile)
 
 interface Route {
   /** The Collector component name of the route: <encoding>-<compression>. */
@@ -105,11 +110,16 @@ async function lag(r: Route): Promise<number> {
   return watermarks.reduce((n, p) => n + Number(p.high) - Math.max(0, committed.get(p.partition) ?? 0), 0)
 }
 
+/** The version of a module that tools/<tool>/go.mod requires. */
+const goModVersion = (tool: string, module: string) =>
+  readFileSync(`${repoRoot}tools/${tool}/go.mod`, 'utf8').match(new RegExp(`${module} (v\\S+)`))![1]
+
 const runKey = (traceId: string, spanId: string) => `${traceId}:${spanId}`
 
 describe('agents → OpenTelemetry Collector → Kafka → tracescore run → Collector → Phoenix and Jaeger', () => {
   let judge: Awaited<ReturnType<typeof startScriptedJudge>>
   let collector: Collector
+  const versions: string[] = []
 
   beforeAll(async () => {
     judge = await startScriptedJudge(demoJudgePolicy)
@@ -117,6 +127,11 @@ describe('agents → OpenTelemetry Collector → Kafka → tracescore run → Co
       r.port = await freePort()
       await createTopic(r.topic, 3)
     }
+    versions.push(
+      `${(await execFileP(await otelcolBinary(), ['--version'])).stdout.trim()} (contrib ${goModVersion('otelcol', 'opentelemetry-collector-contrib/exporter/kafkaexporter')})`,
+      `Jaeger ${goModVersion('jaeger', 'jaegertracing/jaeger')} at ${jaegerUrl()}`,
+      `Phoenix ${await phoenixVersion()} at ${phoenixUrl()} (project ${project})`,
+    )
     collector = await startCollector(
       project,
       collectorConfig(),
@@ -151,15 +166,16 @@ const judge = createOpenAICompatible({ name: 'scripted', baseURL: '${judge.baseU
     await collector?.stop()
     await judge?.close()
     await deleteTopics(routes.flatMap((r) => [r.topic, `${r.topic}_dlq`]))
-    // The closing note: what each route delivered.
+    // The closing note: the versions that ran and what each route delivered.
+    const cell = (v: unknown, width: number) => String(v ?? '?').padStart(width)
     const rows = routes.map(
       (r) =>
-        `${r.name.padEnd(16)} ${String(r.traffic?.runs.length ?? 0).padStart(9)} ${String(r.result.phoenix).padStart(17)} ${String(r.result.jaeger).padStart(16)} ${String(r.result.deadLetters ?? '?').padStart(12)} ${String(r.result.lag ?? '?').padStart(9)}`,
+        `${r.name.padEnd(18)}${cell(r.traffic?.runs.length, 9)}${cell(r.result.phoenix, 19)}${cell(r.result.jaeger, 18)}${cell(r.result.deadLetters, 14)}${cell(r.result.lag, 11)}`,
     )
     console.log(
       [
-        `\nCollector e2e (Phoenix ${phoenixUrl()} project ${project}, Jaeger ${jaegerUrl()}):`,
-        'route            runs sent  scored in Phoenix  scored in Jaeger  dead letters  final lag',
+        `\nCollector e2e: ${versions.join(', ')}`,
+        `${'route'.padEnd(18)}runs sent  scored in Phoenix  scored in Jaeger  dead letters  final lag`,
         ...rows,
       ].join('\n'),
     )
