@@ -6,7 +6,7 @@
 # build flags, so a clone with the same sources reuses a binary another clone built, and any change
 # to them builds anew: ${TRACESCORE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tracescore}/NAME-<hash>/NAME.
 # The Go module and build caches of a build live in a scratch folder next to it and are deleted
-# afterwards (~1.4 GB for the Collector, ~2.4 GB for Jaeger; the binaries are 65 and 120 MB).
+# afterwards (~1.4 GB for the Collector, ~2.9 GB for Jaeger; the binaries are 65 and 120 MB).
 # Keeping the module cache would only spare the download (about a minute) when the sources change,
 # which is rare; a binary in the cache spares the whole build.
 # A build runs under a lock, so concurrent test runs wait for one build instead of starting two.
