@@ -20,11 +20,17 @@ describe('withFreshIds', () => {
       expect(after.map(idless)).toEqual(before.map(idless))
       expect(traceIds).toEqual([...new Set(after.map((s) => s.traceId))])
       const oldIds = new Set(before.flatMap((s) => [s.traceId, s.spanId]))
+      // Old id -> new id, from the spans themselves; a parent outside the payload is renewed too.
+      const renewed = new Map(before.map((s, i) => [s.spanId, after[i]!.spanId]))
       for (const [i, span] of after.entries()) {
         expect(oldIds.has(span.traceId) || oldIds.has(span.spanId)).toBe(false)
-        // The same parent, under its new id.
-        const parent = before.findIndex((p) => p.spanId === before[i]!.parentSpanId)
-        expect(span.parentSpanId).toBe(parent < 0 ? before[i]!.parentSpanId : after[parent]!.spanId)
+        const oldParent = before[i]!.parentSpanId
+        if (!oldParent) expect(span.parentSpanId).toBe(oldParent)
+        else if (renewed.has(oldParent)) expect(span.parentSpanId).toBe(renewed.get(oldParent))
+        else {
+          expect(span.parentSpanId).not.toBe(oldParent)
+          renewed.set(oldParent, span.parentSpanId!)
+        }
       }
     },
   )
