@@ -30,7 +30,10 @@ export interface Collector {
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => resolve(socket.end() !== undefined))
+    socket.once('connect', () => {
+      socket.end()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 
