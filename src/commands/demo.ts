@@ -5,8 +5,9 @@ import { Kafka, logLevel } from 'kafkajs'
 import { resolveConfig } from '../config/index.ts'
 import { demoJudgePolicy } from '../demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../demo/scripted-judge-server.ts'
+import { shiftTracesToPresent } from '../demo/shift-to-present.ts'
 import { createCollectingSink, summaryTable } from '../demo/summary.ts'
-import { loadTrafficSamples, withFreshTraceIds } from '../demo/traffic.ts'
+import { loadTrafficSamples, withFreshIds } from '../demo/traffic.ts'
 import { silentLogger } from '../ops/logger.ts'
 import { packageRoot } from '../package-root.ts'
 import { createPipeline } from '../pipeline.ts'
@@ -41,9 +42,9 @@ async function phoenixAnswers(url: string): Promise<boolean> {
 
 /**
  * `tracescore demo`: starts the local Kafka broker if none answers, produces recorded agent
- * traffic (real instrumentation libraries, scripted models) under fresh trace ids, runs the
- * pipeline with the example scorers — two code scorers and an LLM-judge scorer answered by a
- * scripted local judge — and prints a summary of the scores. Exits 0 when every run was scored.
+ * traffic (real instrumentation libraries, scripted models) under fresh trace ids and shifted to
+ * the present, runs the pipeline with the example scorers — two code scorers and an LLM-judge
+ * scorer answered by a scripted local judge — and prints a summary of the scores. Exits 0 when every run was scored.
  */
 export async function runDemo(options: { runs?: number } = {}): Promise<number> {
   const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
@@ -105,7 +106,11 @@ export async function runDemo(options: { runs?: number } = {}): Promise<number> 
   await producer.connect()
   const traceIds = new Set<string>()
   for (let i = 0; i < count; i++) {
-    const { payload, traceIds: ids } = withFreshTraceIds(samples[i % samples.length]!)
+    const fresh = withFreshIds(samples[i % samples.length]!)
+    const ids = fresh.traceIds
+    // Recorded months ago: moved to now, so the runs sit in the backend's default time window
+    // next to the scores written for them.
+    const payload = shiftTracesToPresent(fresh.payload, Date.now())
     for (const id of ids) traceIds.add(id)
     await producer.send({ topic, messages: [{ key: ids[0] ?? null, value: payload }] })
     if (phoenix) {
