@@ -17,7 +17,8 @@ Usage:
                                              (default 256) is refused
   tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
                                              re-score a range of the topic into the sinks
-  tracescore demo [--runs N]                 local broker + generated agent traffic + scores shown
+  tracescore demo [--runs N] [--keep-broker] local broker + recorded agent traffic + scores shown;
+                                             stops the broker it started unless --keep-broker
   tracescore --version | --help
 
 Options of every command: --debug logs at level debug and prints the stack trace of an
@@ -39,7 +40,8 @@ export async function loadCliConfig(file: string | undefined): Promise<Tracescor
   }
   const local = resolve('config/tracescore.config.ts')
   if (existsSync(local)) return loadConfig(local)
-  const embedded = resolve(packageRoot, 'config/tracescore.config.ts')
+  // config/tracescore.config.ts as built: Node strips no types under node_modules.
+  const embedded = resolve(packageRoot, 'dist/examples/tracescore.config.js')
   if (existsSync(embedded)) return loadConfig(embedded)
   return resolveConfig({})
 }
@@ -114,13 +116,16 @@ export async function main(argv: string[]): Promise<number> {
         return await replayRange(config, bounds.from, bounds.to)
       }
       case 'demo': {
-        const { values } = parseArgs({ args: rest, options: { runs: { type: 'string' } } })
+        const { values } = parseArgs({
+          args: rest,
+          options: { runs: { type: 'string' }, 'keep-broker': { type: 'boolean' } },
+        })
         const runs = values.runs === undefined ? undefined : Number(values.runs)
         if (runs !== undefined && !(Number.isInteger(runs) && runs > 0)) {
           throw new UsageError('--runs expects a positive integer')
         }
         const { runDemo } = await import('./commands/demo.ts')
-        return await runDemo({ runs })
+        return await runDemo({ runs, keepBroker: values['keep-broker'] ?? false })
       }
       default:
         throw new UsageError(`unknown command: ${command}`)

@@ -12,8 +12,9 @@ export interface TrafficSample {
 }
 
 /**
- * Loads the OTLP protobuf traces recorded from real instrumentation libraries
- * (test/fixtures/data/<producer>/<scenario>.pb, made by scripts/fixtures/generate.ts).
+ * Loads the OTLP protobuf traces recorded from real instrumentation libraries from
+ * `<dataDir>/<producer>/<scenario>.pb`: test/fixtures/data (made by scripts/fixtures/generate.ts),
+ * or the demo's selection of it in dist/demo-data (copied by scripts/demo-data.ts at build time).
  */
 export function loadTrafficSamples(dataDir: string): TrafficSample[] {
   const samples: TrafficSample[] = []
