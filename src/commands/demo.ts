@@ -69,18 +69,20 @@ async function useBroker(brokers: string[], keep: boolean): Promise<(() => void)
     return () => say(`\nThe Kafka broker on ${at} keeps running. Stop it with:\n  ${stopCommand(port)}`)
   }
   say(`• Kafka broker started at ${at}; the demo stops it at the end (--keep-broker keeps it)`)
-  const onSignal = (signal: NodeJS.Signals) => {
-    stopLocalBroker(port)
-    process.exit(signal === 'SIGINT' ? 130 : 143)
-  }
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
-  return () => {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+  const stop = () =>
     say(
       stopLocalBroker(port)
         ? `\nStopped the Kafka broker the demo started on ${at}.`
         : `\nThe Kafka broker on ${at} did not stop (see above). Stop it with:\n  ${stopCommand(port)}`,
     )
+  const onSignal = (signal: NodeJS.Signals) => {
+    stop()
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal)
+  return () => {
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal)
+    stop()
   }
 }
 
