@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs'
 import type { TracescoreConfig } from './config/index.ts'
+import { describeKafkaError, kafkaTlsOptions } from './ingest/kafka-security.ts'
 import { createKafkaSource, type KafkaSource, type KafkaSourceStats } from './ingest/kafka-source.ts'
 import { createTraceRepartitioner } from './ingest/repartition/trace-repartitioner.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
@@ -61,7 +62,7 @@ export async function waitForTopic(
       if ((await admin.listTopics()).includes(topic)) return
       problem = `topic ${topic} does not exist yet`
     } catch (error) {
-      problem = `broker not reachable: ${(error as Error).message}`
+      problem = describeKafkaError(error)
     } finally {
       await admin.disconnect().catch(() => {})
     }
@@ -113,7 +114,7 @@ export function sinkConfigsOf(config: TracescoreConfig): SinkConfig[] {
 /** The TLS and SASL settings of the configured Kafka cluster, as kafkajs takes them. */
 function kafkaSecurityOf(config: TracescoreConfig) {
   const { ssl, sasl } = config.kafka
-  return { ssl, ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN }
+  return { ssl: kafkaTlsOptions(ssl), ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN }
 }
 
 /** The kafkajs client for the configured brokers, TLS and SASL. */

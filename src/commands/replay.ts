@@ -75,7 +75,9 @@ export async function replayRange(
           if (offset < (starts.get(batch.partition) ?? 0) || offset >= stop) continue
           read++
           try {
-            if (message.value) spans.push(...decodeOtlpTraces(message.value, config.kafka.encoding))
+            // One span at a time: spreading a large record into push() overflows the stack.
+            if (message.value)
+              for (const span of decodeOtlpTraces(message.value, config.kafka.encoding)) spans.push(span)
           } catch {
             bad++
           }

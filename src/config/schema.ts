@@ -1,12 +1,28 @@
+import { existsSync } from 'node:fs'
 import { z } from 'zod'
+import { isPemText } from '../ingest/kafka-security.ts'
+import { httpUrlProblem } from './http-url.ts'
+
+/** An http(s) endpoint without user info (a password in a URL would reach logs and errors). */
+const httpUrl = z.string().superRefine((value, context) => {
+  const problem = httpUrlProblem(value)
+  if (problem) context.addIssue({ code: 'custom', message: problem })
+})
 
 /** Anything with an `id` and a `run(input)` method: a `createScorer` scorer or a Mastra one. */
 const scorerLike = z.custom<{ id: string; run: (input: any) => Promise<any> }>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { id?: unknown }).id === 'string' &&
-    typeof (value as { run?: unknown }).run === 'function',
+  (value) => {
+    try {
+      return (
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { id?: unknown }).id === 'string' &&
+        typeof (value as { run?: unknown }).run === 'function'
+      )
+    } catch {
+      return false // a getter that throws: reported as not a scorer, naming the key
+    }
+  },
   { message: 'expected a scorer: an object with a string `id` and a `run(input)` method' },
 )
 
@@ -21,7 +37,7 @@ const filter = z
     agentNames: z.array(z.string()).optional(),
     agentIds: z.array(z.string()).optional(),
     services: z.array(z.string()).optional(),
-    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference'])).optional(),
+    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference', 'traceloop'])).optional(),
     status: z.enum(['ok', 'error']).optional(),
     /** Predicate over the run; a throw counts as "no match" (fail closed). */
     where: z.custom<(run: any) => boolean>((v) => typeof v === 'function', 'expected a function').optional(),
@@ -39,6 +55,11 @@ const scorerEntry = z
       .optional(),
     /** Daily judge-token budget; when spent the scorer's runs are recorded as skipped for budget. */
     dailyTokenBudget: z.number().int().positive().optional(),
+    /**
+     * Fence the run's text (messages, tool arguments and results) with per-request nonce markers
+     * in the prompts of `createScorer` prompt steps, and name the markers to the judge. Default true.
+     */
+    fenceTraceContent: z.boolean().optional(),
     /** Redaction applied to the run before any judge sees it. */
     redact: z
       .object({
@@ -63,6 +84,27 @@ const sasl = z.discriminatedUnion('mechanism', [
   z.object({ mechanism: z.literal('scram-sha-512'), username: z.string(), password: z.string() }),
 ])
 
+/** PEM text, or the path of a readable PEM file (read when the Kafka clients are made). */
+const pemSource = z
+  .string()
+  .min(1)
+  .refine((v) => isPemText(v) || existsSync(v), 'expected PEM text or the path of an existing PEM file')
+
+/** `true` (the system's CAs), or TLS options: a private CA, a client certificate for mTLS. */
+const ssl = z.union([
+  z.boolean(),
+  z
+    .object({
+      ca: z.union([pemSource, z.array(pemSource).min(1)]).optional(),
+      cert: pemSource.optional(),
+      key: pemSource.optional(),
+      passphrase: z.string().optional(),
+      rejectUnauthorized: z.boolean().optional(),
+      servername: z.string().min(1).optional(),
+    })
+    .strict(),
+])
+
 /** The validated configuration, with every default filled in. */
 export const configSchema = z
   .object({
@@ -83,7 +125,7 @@ export const configSchema = z
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */
         repartition: z.boolean().default(false),
-        ssl: z.boolean().default(false),
+        ssl: ssl.default(false),
         sasl: sasl.optional(),
       })
       .strict()
@@ -121,7 +163,7 @@ export const configSchema = z
             z.literal(false),
             z
               .object({
-                endpoint: z.string().url().optional(),
+                endpoint: httpUrl.optional(),
                 protocol: z.enum(['http/protobuf', 'http/json']).optional(),
                 headers: z.record(z.string(), z.string()).optional(),
                 timeoutMs: z.number().int().positive().optional(),
@@ -134,9 +176,9 @@ export const configSchema = z
           .object({ topic: z.string().min(1) })
           .strict()
           .optional(),
-        phoenix: z.object({ url: z.string().url(), apiKey: z.string().optional() }).strict().optional(),
+        phoenix: z.object({ url: httpUrl, apiKey: z.string().optional() }).strict().optional(),
         langfuse: z
-          .object({ url: z.string().url(), publicKey: z.string(), secretKey: z.string() })
+          .object({ url: httpUrl, publicKey: z.string(), secretKey: z.string() })
           .strict()
           .optional(),
         stdout: z.boolean().default(false),

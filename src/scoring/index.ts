@@ -10,8 +10,13 @@
  * for one run. Judge usage, attempts and model calls per prompt step are in `result.judge`.
  */
 export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
-export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS } from './fence-untrusted.ts'
+export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS, withTraceContentFencing } from './fence-untrusted.ts'
 export * from './filter-run.ts'
+export {
+  type GovernedJudgeModel,
+  type GovernedJudgeModelOptions,
+  judgeModel,
+} from './governed-judge-model.ts'
 export {
   DEFAULT_MAX_PROCESSOR_RETRIES,
   type JsonPromptInjection,
@@ -23,6 +28,7 @@ export {
 export * from './judge-governance.ts'
 export {
   createJudgeLimiter,
+  isGovernedJudgeModel,
   type JudgeCallKey,
   type JudgeLimiter,
   type JudgeLimiterOptions,

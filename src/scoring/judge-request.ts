@@ -1,4 +1,5 @@
 import { generateText, type LanguageModelUsage, type ModelMessage, type OutputInterface } from 'ai'
+import { untrustedContentInstructions } from './fence-untrusted.ts'
 import {
   fallbackSchemaPlacement,
   injectSchema,
@@ -7,7 +8,7 @@ import {
 } from './json-prompt-injection.ts'
 import type { JudgeConfig, JudgeModelSettings } from './judge-config.ts'
 import { resolveMaxProcessorRetries } from './judge-config.ts'
-import type { JudgeCallKey } from './judge-limiter.ts'
+import { isGovernedJudgeModel, judgeCallKey } from './judge-limiter.ts'
 import type { JudgeModel } from './judge-model.ts'
 import type { JudgeRuntime } from './judge-runtime.ts'
 import type { ResolvedOutputSchema } from './output-schema.ts'
@@ -20,6 +21,11 @@ export interface JudgeRequest {
   /** The judge config after step overrides (instructions already checked). */
   judge: Partial<JudgeConfig> & { instructions: string }
   prompt: string
+  /**
+   * The nonce of the fence markers the prompt holds: the system message then names them
+   * (`untrustedContentInstructions`). Absent when the prompt holds no fenced content.
+   */
+  fenceNonce?: string
   /** Absent: the judge answers in plain text. */
   schema?: ResolvedOutputSchema
   runtime: JudgeRuntime
@@ -106,8 +112,11 @@ export async function requestJudge(request: JudgeRequest): Promise<JudgeResponse
   const { judge, schema, runtime, model } = request
   const telemetry: JudgeTelemetry = { attemptCount: 0, modelCallCount: 0, usage: {} }
   try {
+    const system = request.fenceNonce
+      ? `${judge.instructions}\n\n${untrustedContentInstructions(request.fenceNonce)}`
+      : judge.instructions
     let messages: JudgeMessage[] = [
-      { role: 'system', content: judge.instructions },
+      { role: 'system', content: system },
       { role: 'user', content: [{ type: 'text', text: request.prompt }] },
     ]
     for (const processor of judge.inputProcessors ?? []) {
@@ -305,24 +314,15 @@ async function callModel(
       clearTimeout(timer)
     }
   }
-  const result = runtime.limiter
-    ? await runtime.limiter.schedule(callKey(request), call, request.abortSignal)
+  // A governed model (judgeModel()) applies the limiter itself: scheduling twice could deadlock.
+  const limiter = isGovernedJudgeModel(model) ? undefined : runtime.limiter
+  const configured = typeof judge.model === 'string' ? judge.model : undefined
+  const result = limiter
+    ? await limiter.schedule(judgeCallKey(model, configured), call, request.abortSignal)
     : await call()
   addUsage(telemetry.usage, result.usage)
   telemetry.finishReason = result.finishReason
   return result.text
-}
-
-/** The limiter key: the configured `'provider/model'` id, or `<provider>/<modelId>` for an instance. */
-function callKey(request: JudgeRequest): JudgeCallKey {
-  const { model } = request
-  const configured = request.judge.model
-  const provider = model.provider.split('.')[0] ?? model.provider
-  return {
-    model: typeof configured === 'string' ? configured : `${provider}/${model.modelId}`,
-    provider: model.provider,
-    modelId: model.modelId,
-  }
 }
 
 /** Adds an AI SDK usage record to the step's totals (Mastra's field names). */
