@@ -91,7 +91,7 @@ export class LazyAttributes {
 const STATE = Symbol('tracescore.lazyAttributes')
 
 /**
- * The traps of every view: role keys from `roles` while undecoded, anything else from the decoded
+ * The traps of every view: role keys (read, `in`, `Object.hasOwn`) from `roles` while undecoded, anything else from the decoded
  * object. The target's own fields are state and never reported; the proxy invariants allow that
  * as long as the target stays extensible with only configurable fields, so a view refuses to be
  * made non-extensible and to take non-configurable properties (the decoded object, which replaces
@@ -112,7 +112,14 @@ const VIEW: ProxyHandler<LazyAttributes> = {
     return Reflect.has(state.attributes(), key)
   },
   ownKeys: (state) => Reflect.ownKeys(state.attributes()),
-  getOwnPropertyDescriptor: (state, key) => Reflect.getOwnPropertyDescriptor(state.attributes(), key),
+  getOwnPropertyDescriptor(state, key) {
+    // `Object.hasOwn` (how transform reads attributes) asks for the descriptor.
+    if (state.decoded === undefined && typeof key === 'string' && isRoleKey(key)) {
+      if (state.roles === undefined || !Object.hasOwn(state.roles, key)) return undefined
+      return { value: state.roles[key], writable: true, enumerable: true, configurable: true }
+    }
+    return Reflect.getOwnPropertyDescriptor(state.attributes(), key)
+  },
   defineProperty(state, key, descriptor) {
     const decoded = state.attributes()
     const configurable =

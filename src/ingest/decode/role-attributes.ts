@@ -15,10 +15,13 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   'gen_ai.operation.name',
   // Vercel AI SDK telemetry
   'ai.operationId',
-  // OpenInference (Arize Phoenix)
+  // OpenInference (Arize Phoenix); `tool.name` tells smolagents' final answer and CrewAI's
+  // delegations from tool calls
   'openinference.span.kind',
-  // OpenLLMetry / Traceloop
+  'tool.name',
+  // OpenLLMetry / Traceloop (`llm.request.type`: LLM spans of its older instrumentations)
   'traceloop.span.kind',
+  'llm.request.type',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)

@@ -10,12 +10,12 @@ import { decodeOtlpProto } from '../../../src/ingest/decode/decode-proto.ts'
 import { undecodedAttributesBytes } from '../../../src/ingest/decode/lazy-attributes.ts'
 import { ROLE_ATTRIBUTE_KEYS } from '../../../src/ingest/decode/role-attributes.ts'
 import type { Attributes, Span } from '../../../src/model/span.ts'
-import { detectConvention, findAgentSpans, isAgentRunSpan, spanRole } from '../../../src/transform/index.ts'
+import { detectConvention, isAgentRunSpan, spanRole } from '../../../src/transform/index.ts'
 import { listFixtures, loadFixture } from '../../fixtures/index.ts'
 
 const fixtures = listFixtures().map((entry) => loadFixture(entry))
 
-/** What the role functions did with attributes: keys read (`get`/`in`), and whether they listed them. */
+/** What the role functions did with attributes: keys read (`get`, `in`, `Object.hasOwn`), and whether they listed them. */
 interface Reads {
   keys: Set<string>
   enumerated: boolean
@@ -32,6 +32,10 @@ function recording(attributes: Attributes, reads: Reads): Attributes {
       if (typeof key === 'string') reads.keys.add(key)
       return Reflect.has(target, key)
     },
+    getOwnPropertyDescriptor(target, key) {
+      if (typeof key === 'string') reads.keys.add(key)
+      return Reflect.getOwnPropertyDescriptor(target, key)
+    },
     ownKeys(target) {
       reads.enumerated = true
       return Reflect.ownKeys(target)
@@ -39,14 +43,17 @@ function recording(attributes: Attributes, reads: Reads): Attributes {
   })
 }
 
-/** Every role question the assembler and the run finder ask, for every span of one trace. */
+/**
+ * The role questions asked of every span before transform takes a trace (the assembler's
+ * `isAgentRunSpan`, and what it builds on); finding the runs of a trace comes later, when its
+ * spans are read in full anyway.
+ */
 function askRoles(spans: Span[]): void {
   for (const span of spans) {
     isAgentRunSpan(span)
     spanRole(span)
     detectConvention(span)
   }
-  findAgentSpans(spans)
 }
 
 describe('role attributes decoded eagerly', () => {
