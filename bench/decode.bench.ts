@@ -346,7 +346,7 @@ export interface HostileDecodeRow {
   met: boolean
 }
 
-/** A protobuf request with one span, its fields written by `body` (raw bytes, for hostile shapes). */
+/** A protobuf request with one ResourceSpans of body `resourceSpansBody` (raw bytes, for hostile shapes). */
 function protoWith(resourceSpansBody: Uint8Array): Uint8Array {
   return concat([field(1, resourceSpansBody)])
 }
@@ -377,8 +377,9 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
+/** A `KeyValue` message with a string value. */
 const keyValue = (key: string, value: string) =>
-  field(1, concat([field(1, utf8(key)), field(2, field(1, utf8(value)))]))
+  concat([field(1, utf8(key)), field(2, field(1, utf8(value)))])
 const oneSpan = (spanBody: Uint8Array = new Uint8Array(0)) =>
   field(
     2,
@@ -388,33 +389,21 @@ const oneSpan = (spanBody: Uint8Array = new Uint8Array(0)) =>
     ),
   )
 
-/** Hostile payloads of about `bytes` bytes, one generator per class. */
+/** Hostile payloads of about `bytes` bytes, one generator per class (repeated resources: bench/hostile.bench.ts). */
 const HOSTILE: [string, (bytes: number) => Uint8Array | string][] = [
-  [
-    'protobuf: resource field repeated (merge)',
-    (bytes) => {
-      const parts: Uint8Array[] = []
-      for (let i = 0, n = 0; n < bytes; i++, n += parts[parts.length - 1]!.length)
-        parts.push(field(1, keyValue(`k${i}`, 'v')))
-      return protoWith(concat([...parts, oneSpan()]))
-    },
-  ],
   [
     'protobuf: one span, tiny attributes (lazy envelope, then all)',
     (bytes) => {
       const parts: Uint8Array[] = []
       for (let i = 0, n = 0; n < bytes; i++, n += parts[parts.length - 1]!.length)
-        parts.push(field(9, concat([field(1, utf8(`a${i}`)), field(2, field(1, utf8('x')))])))
+        parts.push(field(9, keyValue(`a${i}`, 'x')))
       return protoWith(oneSpan(concat(parts)))
     },
   ],
   [
     'protobuf: one key repeated (duplicate attributes)',
     (bytes) => {
-      const unit = field(
-        9,
-        concat([field(1, utf8('gen_ai.operation.name')), field(2, field(1, utf8('chat')))]),
-      )
+      const unit = field(9, keyValue('gen_ai.operation.name', 'chat'))
       return protoWith(oneSpan(concat(Array.from({ length: Math.ceil(bytes / unit.length) }, () => unit))))
     },
   ],
