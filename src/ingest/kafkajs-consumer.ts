@@ -1,5 +1,6 @@
 import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
+import { registerCompressionCodecs } from './codecs.ts'
 import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
 import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
 import type { IngestLogger } from './ingest-logger.ts'
@@ -39,6 +40,8 @@ export class ConsumerStalledError extends Error {
  * group internally (a restart forgets pauses).
  */
 export function createKafkajsConsumer(options: KafkajsConsumerOptions): ConsumerPort {
+  // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
+  registerCompressionCodecs()
   const now = options.now ?? Date.now
   const sessionTimeout = options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? 30_000
   const rebalanceTimeout = options.consumerConfig?.rebalanceTimeout ?? 60_000

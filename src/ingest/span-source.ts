@@ -1,17 +1,23 @@
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
-import { shouldPause } from './backpressure.ts'
+import { type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncoding } from './decode/index.ts'
-import { createDeliveryQueue, type DeliveryOutcome, type DeliveryTarget } from './delivery-queue.ts'
+import type { DeliveryTarget } from './delivery-queue.ts'
 import type { IngestLogger } from './ingest-logger.ts'
 import { createOffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
-import { createRecordReader } from './record-reader.ts'
-import { type ReadyTrace, TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
+import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
+import { createRecordReader, type RecordReader } from './record-reader.ts'
+import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
+import {
+  createTraceHandoff,
+  type HandoffCounters,
+  type IngestedTrace,
+  type TraceHandoff,
+} from './trace-handoff.ts'
 
-/** A trace ready for scoring, with the Kafka records it came from. */
-export type IngestedTrace = ReadyTrace<RecordRef>
+export type { IngestedTrace }
 
 /** Settings of the span source. */
 export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'> {
@@ -53,18 +59,11 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
 }
 
 /** Counters and gauges of the source, for `/metrics` and tests. */
-export interface SpanSourceStats {
+export interface SpanSourceStats extends HandoffCounters {
   records: number
   emptyRecords: number
   spans: number
   deadLetters: number
-  tracesReleased: number
-  tracesDelivered: number
-  tracesWithoutRuns: number
-  /** Traces whose scoring threw (logged; nothing to deliver). */
-  tracesFailed: number
-  /** Failed delivery attempts (one per trace and target). */
-  deliveryFailures: number
   lateSpans: number
   bufferedSpans: number
   bufferedBytes: number
@@ -110,16 +109,19 @@ export interface SpanSource {
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  const pauseAt = {
-    pauseAtBufferedSpans:
-      options.pauseAtBufferedSpans ?? Math.floor((options.maxBufferedSpans ?? 200_000) * 0.8),
-    maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
-  }
   const assembler = new TraceAssembler<RecordRef>({ ...options, now })
   const tracker = new OffsetTracker()
   const reader = createRecordReader({ ...options, assembler, tracker })
-  const counters = { tracesReleased: 0, tracesDelivered: 0, tracesWithoutRuns: 0, tracesFailed: 0 }
-  const more = { deliveryFailures: 0, rebalances: 0, crashes: 0 }
+  const failure = settleOnce<unknown>()
+  const caughtUp = settleOnce<void>()
+  const handoff = createTraceHandoff({
+    ...options,
+    assembler,
+    tracker,
+    maxInFlight: options.maxInFlightTraces ?? 256,
+    policy: options.deliveryPolicy,
+    onUndeliverable: failure.settle,
+  })
   const committer = createOffsetCommitter({
     tracker,
     commit: (offsets) => consumer.commit(offsets),
@@ -128,219 +130,187 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     logger,
     now,
   })
-  const finish = (trace: IngestedTrace) => {
-    for (const ref of trace.recordRefs) tracker.release(ref)
-  }
-  const onDone = (trace: IngestedTrace, outcome: DeliveryOutcome, error?: unknown) => {
-    if (outcome === 'abandoned') return // its offsets wait: read again after a restart
-    if (outcome === 'undeliverable') {
-      logger.error({ err: error, traceId: trace.traceId }, 'delivery given up; its offsets stay uncommitted')
-      reportFailure(error)
-      return
-    }
-    if (outcome === 'failed') {
-      counters.tracesFailed++
-      logger.error({ err: error, traceId: trace.traceId }, 'scoring a trace failed; it is skipped')
-    } else counters.tracesDelivered++
-    finish(trace)
-  }
-  const queue = createDeliveryQueue<IngestedTrace, R>({
-    process: options.process,
-    targets: options.targets,
-    maxInFlight: options.maxInFlightTraces ?? 256,
-    policy: options.deliveryPolicy,
-    sleep: options.sleep,
-    onDone,
-    onFailure(trace, target, error, attempt) {
-      more.deliveryFailures++
-      // The first failure and then every tenth: a backend that is down for long would flood the log.
-      if (attempt % 10 === 0)
-        logger.warn(
-          { err: error, traceId: trace.traceId, sink: target, attempt: attempt + 1 },
-          'delivery failed; retrying it (not the scoring), offsets wait',
-        )
-    },
-  })
-
-  /** Partitions this member owns now; batches of others are ignored. */
-  let assigned = new Set<number>()
-  let joined = false
-  let started = false
-  let stopping = false
-  let paused = false
-  let timer: NodeJS.Timeout | undefined
-  let reportFailure: (error: unknown) => void = () => {}
-  const failed = new Promise<unknown>((resolve) => {
-    reportFailure = resolve
-  })
-  let reportCaughtUp: () => void = () => {}
-  const caughtUp = new Promise<void>((resolve) => {
-    reportCaughtUp = resolve
+  const backpressure = backpressureOf(options, consumer, logger)
+  const load = () => ({
+    bufferedSpans: assembler.stats().bufferedSpans,
+    queuedTraces: handoff.queue.waiting() + handoff.queue.inFlight(),
   })
   const ends = options.endOffsets
     ? new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
     : undefined
-  const startsPending = new Map(options.startOffsets ?? [])
-
-  const collectReady = () => {
-    const ready = assembler.takeReady()
-    if (ready.length === 0) return
-    counters.tracesReleased += ready.length
-    const withRuns: IngestedTrace[] = []
-    for (const trace of ready) {
-      if (trace.agentSpanIds.length > 0) withRuns.push(trace)
-      else {
-        counters.tracesWithoutRuns++
-        finish(trace)
-      }
-    }
-    queue.push(withRuns)
-  }
-
-  const applyBackpressure = () => {
-    const load = {
-      bufferedSpans: assembler.stats().bufferedSpans,
-      queuedTraces: queue.waiting() + queue.inFlight(),
-    }
-    const next = shouldPause(paused, load, pauseAt)
-    if (next === paused) return
-    paused = next
-    if (paused) consumer.pause()
-    else consumer.resume()
-    logger.info(load, paused ? 'ingest paused: buffer or downstream full' : 'ingest resumed')
-  }
-
-  const checkCaughtUp = () => {
-    if (ends === undefined) return
-    for (const [partition, end] of ends) {
-      const position = Number(tracker.readPosition(topic, partition) ?? startsPending.get(partition) ?? 0)
-      if (position < end) return
-    }
-    reportCaughtUp()
-  }
+  const startOffsets = new Map(options.startOffsets ?? [])
+  const state: SourceState = { joined: false, started: false, stopping: false, rebalances: 0, crashes: 0 }
+  let timer: NodeJS.Timeout | undefined
+  const assignment = { ...options, tracker, assembler, queue: handoff.queue, startOffsets }
+  const handlers = consumerHandlers({
+    ...options,
+    state,
+    reader,
+    handoff,
+    backpressure,
+    load,
+    ends,
+    assignment,
+    failure,
+  })
 
   const tick = () => {
-    if (stopping) return
+    if (state.stopping) return
     // Judged before this tick's releases: a queue that downstream did not drain in a whole tick.
-    applyBackpressure()
-    collectReady()
+    backpressure.apply(load())
+    handoff.collectReady()
     committer.tick()
-    checkCaughtUp()
-  }
-
-  const handlers: ConsumerHandlers = {
-    onBatch(batch: RecordBatch) {
-      if (stopping || !assigned.has(batch.partition)) return undefined
-      const last = reader.read(batch, ends?.get(batch.partition))
-      collectReady()
-      applyBackpressure() // before the next fetch, not only every tick
-      return last ?? lastOffsetIfPastEnd(batch, ends)
-    },
-    onAssigned(partitions) {
-      more.rebalances++
-      joined = true
-      assigned = new Set(partitions)
-      keepOrRevoke(partitions)
-      logger.info({ topic, partitions }, 'joined the consumer group')
-    },
-    onCrash(error, recovering) {
-      more.crashes++
-      joined = false
-      if (recovering) {
-        logger.warn({ err: error }, 'kafka consumer crashed; it is being restarted')
-        return
-      }
-      logger.error({ err: error }, 'kafka consumer crashed and could not be recovered')
-      reportFailure(error)
-    },
-  }
-
-  /**
-   * After a join, kafkajs reads every assigned partition from its committed offset again.
-   * Partitions kept continue where reading was (their buffered traces and holds stay valid); the
-   * state of lost ones is dropped (the new owner reads them): their open and waiting traces go,
-   * traces already being scored or delivered finish (their scores are not wasted).
-   */
-  const keepOrRevoke = (partitions: readonly number[]) => {
-    const lost = new Set<number>()
-    for (const { partition } of tracker.assigned()) {
-      const position = tracker.readPosition(topic, partition)
-      if (partitions.includes(partition) && position !== undefined) consumer.seek(partition, position)
-      else {
-        tracker.revoke(topic, partition)
-        lost.add(partition)
-      }
-    }
-    for (const partition of partitions) {
-      const start = startsPending.get(partition)
-      if (start !== undefined && tracker.readPosition(topic, partition) === undefined)
-        consumer.seek(partition, start)
-    }
-    if (lost.size === 0) return
-    const isLost = (ref: RecordRef) => lost.has(ref.partition)
-    assembler.discard(isLost)
-    const dropped = queue.drop((trace) => trace.recordRefs.every(isLost))
-    assembler.forget(dropped.map((t) => t.traceId))
-    logger.info({ topic, revoked: [...lost], droppedTraces: dropped.length }, 'partitions revoked')
+    if (ends !== undefined && reachedEnds(tracker, topic, ends, startOffsets)) caughtUp.settle()
   }
 
   return {
-    failed,
-    caughtUp,
+    failed: failure.promise,
+    caughtUp: caughtUp.promise,
     async start() {
-      stopping = false
-      started = true
+      state.stopping = false
+      state.started = true
       await consumer.start(topic, handlers)
       timer = setInterval(tick, options.tickMs ?? 100)
       timer.unref()
     },
     async stop({ commit = true } = {}) {
-      if (!started) return
-      started = false
-      stopping = true
+      if (!state.started) return
+      state.started = false
+      state.stopping = true
       // Stop reading but stay in the group (a consumer that left can no longer commit).
       consumer.pause()
-      collectReady()
-      await waitAtMost(queue.drained(), options.drainTimeoutMs ?? 30_000)
-      queue.stop()
+      handoff.collectReady()
+      await waitAtMost(handoff.queue.drained(), options.drainTimeoutMs ?? 30_000)
+      handoff.queue.stop()
       options.deadLetters.stop()
       clearInterval(timer)
       if (commit) await committer.commitNow()
       await consumer.stop()
     },
     commit: () => committer.commitNow(),
-    flush() {
-      const traces = assembler.flush()
-      counters.tracesReleased += traces.length
-      for (const trace of traces) {
-        if (trace.agentSpanIds.length > 0) queue.push([trace])
-        else {
-          counters.tracesWithoutRuns++
-          finish(trace)
-        }
-      }
+    flush: handoff.flush,
+    drained: () => handoff.queue.drained(),
+    ready: () => state.started && state.joined && !state.stopping,
+    stats: () => ({
+      ...reader.counters(),
+      ...handoff.counters(),
+      ...assemblerStats(assembler),
+      deadLetters: options.deadLetters.count(),
+      rebalances: state.rebalances,
+      crashes: state.crashes,
+      queuedTraces: handoff.queue.waiting(),
+      inFlightTraces: handoff.queue.inFlight(),
+      pendingRecords: tracker.pendingRecords(),
+      commits: committer.commits(),
+      paused: backpressure.paused(),
+    }),
+  }
+}
+
+/** The consumer's pause state, driven by the load. */
+interface Backpressure {
+  paused(): boolean
+  apply(load: IngestLoad): void
+}
+
+/** Lifecycle and event counts of a source. */
+interface SourceState {
+  joined: boolean
+  started: boolean
+  stopping: boolean
+  rebalances: number
+  crashes: number
+}
+
+/** What the consumer's events act on. */
+interface HandlerContext {
+  topic: string
+  logger: IngestLogger
+  state: SourceState
+  reader: RecordReader
+  handoff: TraceHandoff
+  backpressure: Backpressure
+  load: () => IngestLoad
+  ends: ReadonlyMap<number, number> | undefined
+  assignment: AssignmentContext
+  failure: { settle: (error: unknown) => void }
+}
+
+/** The source's answers to its consumer: read batches, apply (re)assignments, note crashes. */
+function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
+  const { state, logger, topic } = ctx
+  /** Partitions this member owns now; batches of others are ignored. */
+  let assigned = new Set<number>()
+  return {
+    onBatch(batch: RecordBatch) {
+      if (state.stopping || !assigned.has(batch.partition)) return undefined
+      const last = ctx.reader.read(batch, ctx.ends?.get(batch.partition))
+      ctx.handoff.collectReady()
+      ctx.backpressure.apply(ctx.load()) // before the next fetch, not only every tick
+      return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
     },
-    drained: () => queue.drained(),
-    ready: () => started && joined && !stopping,
-    stats(): SpanSourceStats {
-      const a = assembler.stats()
-      return {
-        ...reader.counters(),
-        deadLetters: options.deadLetters.count(),
-        ...counters,
-        ...more,
-        lateSpans: a.lateSpans,
-        bufferedSpans: a.bufferedSpans,
-        bufferedBytes: a.bufferedBytes,
-        openTraces: a.openTraces,
-        queuedTraces: queue.waiting(),
-        inFlightTraces: queue.inFlight(),
-        pendingRecords: tracker.pendingRecords(),
-        commits: committer.commits(),
-        paused,
+    onAssigned(partitions) {
+      state.rebalances++
+      state.joined = true
+      assigned = new Set(partitions)
+      applyAssignment(partitions, ctx.assignment)
+      logger.info({ topic, partitions }, 'joined the consumer group')
+    },
+    onCrash(error, recovering) {
+      state.crashes++
+      state.joined = false
+      if (recovering) logger.warn({ err: error }, 'kafka consumer crashed; it is being restarted')
+      else {
+        logger.error({ err: error }, 'kafka consumer crashed and could not be recovered')
+        ctx.failure.settle(error)
       }
     },
   }
+}
+
+/** The assembler's part of the source's stats. */
+function assemblerStats(assembler: TraceAssembler<RecordRef>) {
+  const { lateSpans, bufferedSpans, bufferedBytes, openTraces } = assembler.stats()
+  return { lateSpans, bufferedSpans, bufferedBytes, openTraces }
+}
+
+/** Pauses and resumes the consumer as `shouldPause` decides, logging each change. */
+function backpressureOf(
+  options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
+  consumer: ConsumerPort,
+  logger: IngestLogger,
+): Backpressure {
+  const limits = {
+    pauseAtBufferedSpans:
+      options.pauseAtBufferedSpans ?? Math.floor((options.maxBufferedSpans ?? 200_000) * 0.8),
+    maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
+  }
+  let paused = false
+  return {
+    paused: () => paused,
+    apply(load: IngestLoad) {
+      const next = shouldPause(paused, load, limits)
+      if (next === paused) return
+      paused = next
+      if (paused) consumer.pause()
+      else consumer.resume()
+      logger.info(load, paused ? 'ingest paused: buffer or downstream full' : 'ingest resumed')
+    },
+  }
+}
+
+/** True when every partition was read up to its end offset (partitions not read yet: from their start). */
+function reachedEnds(
+  tracker: OffsetTracker,
+  topic: string,
+  ends: ReadonlyMap<number, number>,
+  starts: ReadonlyMap<number, string>,
+): boolean {
+  for (const [partition, end] of ends) {
+    const position = Number(tracker.readPosition(topic, partition) ?? starts.get(partition) ?? 0)
+    if (position < end) return false
+  }
+  return true
 }
 
 /** A batch wholly at or past its partition's end offset is consumed without reading (a replay's tail). */
@@ -349,6 +319,15 @@ function lastOffsetIfPastEnd(batch: RecordBatch, ends: ReadonlyMap<number, numbe
   const first = batch.records[0]
   if (end === undefined || first === undefined || Number(first.offset) < end) return undefined
   return batch.records[batch.records.length - 1]!.offset
+}
+
+/** A promise and the function that settles it (later calls are ignored). */
+function settleOnce<T>(): { promise: Promise<T>; settle: (value: T) => void } {
+  let settle: (value: T) => void = () => {}
+  const promise = new Promise<T>((resolve) => {
+    settle = resolve
+  })
+  return { promise, settle }
 }
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first. */
