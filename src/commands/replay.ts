@@ -3,6 +3,7 @@ import type { TracescoreConfig } from '../config/index.ts'
 import { createKafkaClient } from '../ingest/kafka-client.ts'
 import { createLogger } from '../ops/logger.ts'
 import { createPipeline, type Pipeline, type PipelineRange } from '../pipeline.ts'
+import { exitSoon } from './exit-soon.ts'
 
 /** Where a replay starts or ends: an offset (every partition) or a time (ISO 8601 or epoch ms). */
 export type ReplayBound = { offset: number } | { timestampMs: number }
@@ -61,6 +62,7 @@ export async function replayRange(
   } catch (error) {
     logger.error({ err: error }, 'replay failed')
     process.stderr.write(`replay failed: ${(error as Error).message}\n`)
+    exitSoon(1) // never a hang: a consumer stuck in a request may hold the process
     return 1
   } finally {
     clearInterval(progress)

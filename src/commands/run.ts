@@ -1,7 +1,8 @@
 import type { TracescoreConfig } from '../config/index.ts'
 import { startOpsServer } from '../ops/http-server.ts'
 import { createLogger } from '../ops/logger.ts'
-import { createPipeline } from '../pipeline.ts'
+import { createPipeline, type Pipeline } from '../pipeline.ts'
+import { exitSoon } from './exit-soon.ts'
 
 /** How long a shutdown after a fatal consumer failure may take before the process exits anyway. */
 const FATAL_STOP_TIMEOUT_MS = 30_000
@@ -12,9 +13,12 @@ const FATAL_STOP_TIMEOUT_MS = 30_000
  * runs, commits and exits 0. A consumer that died and could not be replaced ends it with exit 1,
  * so its supervisor restarts it: never a live process that consumes nothing.
  */
-export async function runService(config: TracescoreConfig): Promise<number> {
+export async function runService(
+  config: TracescoreConfig,
+  deps: { pipeline?: Pipeline; exitSoon?: (code: number) => void } = {},
+): Promise<number> {
   const logger = createLogger(config.log.level)
-  const pipeline = createPipeline(config, { logger })
+  const pipeline = deps.pipeline ?? createPipeline(config, { logger })
   let stopping = false
   const ops = await startOpsServer({
     host: config.metrics.host,
@@ -42,8 +46,9 @@ export async function runService(config: TracescoreConfig): Promise<number> {
   const first = await Promise.race([started, stopped])
   if (typeof first === 'object' && 'startError' in first) {
     logger.error({ err: first.startError }, 'could not start consuming')
-    await pipeline.stop().catch(() => {})
+    await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
+    ;(deps.exitSoon ?? exitSoon)(1)
     return 1
   }
   const outcome = await Promise.race([stopped, failed])
@@ -55,6 +60,7 @@ export async function runService(config: TracescoreConfig): Promise<number> {
     )
     await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
+    ;(deps.exitSoon ?? exitSoon)(1)
     return 1
   }
   await pipeline.stop()

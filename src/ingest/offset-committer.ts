@@ -24,6 +24,11 @@ export interface OffsetCommitter {
   tick(): void
   /** Commits now (after the commit in progress, if any). Never rejects: a failure is logged and retried later. */
   commitNow(): Promise<void>
+  /**
+   * Stops waiting for the commit in progress (the consumer it went through was replaced or
+   * rejoined its group; its answer may never come): the next commit starts at once.
+   */
+  forgetInProgress(): void
   commits(): number
 }
 
@@ -70,6 +75,9 @@ export function createOffsetCommitter(options: OffsetCommitterOptions): OffsetCo
       if (inProgress === undefined && now() - lastMs >= options.intervalMs) void commitNow()
     },
     commitNow,
+    forgetInProgress() {
+      inProgress = undefined
+    },
     commits: () => commits,
   }
 }

@@ -5,7 +5,7 @@ import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncoding } from './decode/index.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
 import type { IngestLogger } from './ingest-logger.ts'
-import { createOffsetCommitter } from './offset-committer.ts'
+import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
@@ -135,9 +135,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     bufferedSpans: assembler.stats().bufferedSpans,
     queuedTraces: handoff.queue.waiting() + handoff.queue.inFlight(),
   })
-  const ends = options.endOffsets
-    ? new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
-    : undefined
+  const ends = options.endOffsets && new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
   const startOffsets = new Map(options.startOffsets ?? [])
   const state: SourceState = { joined: false, started: false, stopping: false, rebalances: 0, crashes: 0 }
   let timer: NodeJS.Timeout | undefined
@@ -151,6 +149,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     load,
     ends,
     assignment,
+    committer,
     failure,
   })
 
@@ -233,6 +232,7 @@ interface HandlerContext {
   load: () => IngestLoad
   ends: ReadonlyMap<number, number> | undefined
   assignment: AssignmentContext
+  committer: OffsetCommitter
   failure: { settle: (error: unknown) => void }
 }
 
@@ -254,6 +254,7 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       state.joined = true
       assigned = new Set(partitions)
       applyAssignment(partitions, ctx.assignment)
+      ctx.committer.forgetInProgress() // a commit sent before the join may never be answered
       logger.info({ topic, partitions }, 'joined the consumer group')
     },
     onCrash(error, recovering) {
