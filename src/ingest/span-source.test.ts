@@ -310,11 +310,8 @@ describe('span source on the in-memory consumer port', () => {
 
   it('pauses reading while deliveries are stuck and resumes when they move', async () => {
     const down = gate()
-    const h = harness({
-      runs: 30,
-      sink: () => down.opened,
-      source: { maxQueuedTraces: 5, pauseAtBufferedSpans: 10 },
-    })
+    // 300 runs take many fetch rounds to read, each after a timer turn: the 5 ms tick pauses first.
+    const h = harness({ runs: 300, sink: () => down.opened, source: { maxQueuedTraces: 5 } })
     await h.source.start()
     await waitFor('paused', () => h.consumers[0]!.paused && h.source.stats().paused)
     const readWhilePaused = h.source.stats().records

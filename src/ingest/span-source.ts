@@ -145,8 +145,6 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     state,
     reader,
     handoff,
-    backpressure,
-    load,
     ends,
     assignment,
     committer,
@@ -228,8 +226,6 @@ interface HandlerContext {
   state: SourceState
   reader: RecordReader
   handoff: TraceHandoff
-  backpressure: Backpressure
-  load: () => IngestLoad
   ends: ReadonlyMap<number, number> | undefined
   assignment: AssignmentContext
   committer: OffsetCommitter
@@ -246,7 +242,6 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       if (state.stopping || !assigned.has(batch.partition)) return undefined
       const last = ctx.reader.read(batch, ctx.ends?.get(batch.partition))
       ctx.handoff.collectReady()
-      ctx.backpressure.apply(ctx.load()) // before the next fetch, not only every tick
       return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
     },
     onAssigned(partitions) {
