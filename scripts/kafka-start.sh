@@ -16,14 +16,37 @@
 #   KAFKA_HEAP_OPTS            default "-Xms256m -Xmx768m"
 #   KAFKA_JVM_OPTS             default G1 + C1-only JIT (fast start, low CPU); override for benchmarks
 #   KAFKA_CREATE_TOPICS        e.g. "otlp_spans:3,other:1": created (if missing) once ready
+#   KAFKA_SASL_SSL=1           also a SASL_SSL listener (TLS + SCRAM-SHA-512) on KAFKA_SASL_SSL_PORT
+#                              (default port+2); CA, users and passwords in $KAFKA_DIR/sasl-ssl/
+#                              (scripts/lib/kafka-sasl-ssl.sh). Off by default.
 set -euo pipefail
 source "$(dirname "$0")/lib/kafka-env.sh"
+sasl_ssl=${KAFKA_SASL_SSL:-0}
+[[ "$sasl_ssl" == 1 ]] && source "$(dirname "$0")/lib/kafka-sasl-ssl.sh"
 
 log() { printf 'kafka: %s\n' "$*"; }
-node_run() { (cd "$KAFKA_ROOT" && npx --no-install node --no-warnings "$@"); }
+# Node 24 from node_modules; calling its binary directly saves npx's ~1.5 s per probe.
+node_run() {
+  if [[ -x "$KAFKA_ROOT/node_modules/.bin/node" ]]; then
+    (cd "$KAFKA_ROOT" && node_modules/.bin/node --no-warnings "$@")
+  else
+    (cd "$KAFKA_ROOT" && npx --no-install node --no-warnings "$@")
+  fi
+}
 probe() { node_run "$KAFKA_ROOT/scripts/lib/kafka-probe.mjs" --brokers "127.0.0.1:$KAFKA_PORT" "$@"; }
 topics_args=()
 [[ -n "${KAFKA_CREATE_TOPICS:-}" ]] && topics_args=(--create-topics "$KAFKA_CREATE_TOPICS")
+# Ready: a client answers on the PLAINTEXT port and, when asked for, through SASL_SSL too.
+probe_ready() {
+  probe "$@" "${topics_args[@]}" || return
+  [[ "$sasl_ssl" != 1 ]] ||
+    node_run scripts/lib/kafka-probe.mjs --brokers "127.0.0.1:$KAFKA_SASL_SSL_PORT" \
+      --client-config "$SASL_SSL_CLIENT" "$@"
+}
+sasl_ssl_note() {
+  [[ "$sasl_ssl" != 1 ]] ||
+    log "SASL_SSL (SCRAM-SHA-512) on 127.0.0.1:$KAFKA_SASL_SSL_PORT; CA and users: $SASL_SSL_CLIENT"
+}
 
 # Serialise concurrent starts (several engineers / test runs on one machine).
 exec 9>"$KAFKA_DIR/kafka-start.lock"
@@ -31,9 +54,14 @@ flock 9
 
 # 1. Reuse a broker that already answers (ours or anyone's).
 if port_open "$KAFKA_PORT"; then
-  if probe --timeout-ms 15000 "${topics_args[@]}" >/dev/null; then
+  if [[ "$sasl_ssl" == 1 ]] && ! port_open "$KAFKA_SASL_SSL_PORT"; then
+    log "the broker on 127.0.0.1:$KAFKA_PORT has no SASL_SSL listener on $KAFKA_SASL_SSL_PORT: stop it (scripts/kafka-stop.sh) and start it again with KAFKA_SASL_SSL=1" >&2
+    exit 1
+  fi
+  if probe_ready --timeout-ms 15000 >/dev/null; then
     pid=$(kafka_running_pid || echo "not ours")
     log "reusing the broker already running on 127.0.0.1:$KAFKA_PORT (pid $pid); log: $KAFKA_LOG_DIR/server.log"
+    sasl_ssl_note
     exit 0
   fi
   log "port $KAFKA_PORT is open but no Kafka broker answers there" >&2
@@ -42,8 +70,9 @@ fi
 # Our JVM still starting (port not bound yet)? Wait for it instead of starting a second one.
 if pid=$(kafka_running_pid); then
   log "a broker we started (pid $pid) is still starting; waiting for it"
-  if probe --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid" "${topics_args[@]}"; then
+  if probe_ready --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid"; then
     log "ready on 127.0.0.1:$KAFKA_PORT (pid $pid); log: $KAFKA_LOG_DIR/server.log"
+    sasl_ssl_note
     exit 0
   fi
   log "broker pid $pid never became ready; stop it with scripts/kafka-stop.sh" >&2
@@ -81,16 +110,28 @@ sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
   -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
   -e "s|@KAFKA_DATA_DIR@|$KAFKA_DATA_DIR|g" \
   "$KAFKA_ROOT/kafka/server.properties.template" >"$KAFKA_DIR/server.properties"
+format_args=()
+if [[ "$sasl_ssl" == 1 ]]; then
+  sasl_ssl_prepare
+  sasl_ssl_configure "$KAFKA_DIR/server.properties"
+  mapfile -t format_args < <(sasl_ssl_format_args)
+  # SCRAM users are created when the store is formatted; a kept store made without them has none.
+  if [[ -f "$KAFKA_DATA_DIR/meta.properties" && ! -f "$KAFKA_DATA_DIR/.scram-users" ]]; then
+    log "the kept store $KAFKA_DATA_DIR was formatted without SCRAM users: start once without KAFKA_KEEP_DATA" >&2
+    exit 1
+  fi
+fi
 log_opts=(-Dlog4j2.configurationFile="$KAFKA_ROOT/kafka/log4j2.properties" -Dkafka.logs.dir="$KAFKA_LOG_DIR")
 if [[ ! -f "$KAFKA_DATA_DIR/meta.properties" ]]; then
   # A fixed cluster id is fine for a local test broker.
   java -Xmx256m -XX:TieredStopAtLevel=1 "${log_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool format \
     --cluster-id "${KAFKA_CLUSTER_ID:-4L6g3nShT-eMCtK--X86sw}" --config "$KAFKA_DIR/server.properties" \
-    --ignore-formatted >"$KAFKA_LOG_DIR/format.out" 2>&1 || {
+    --ignore-formatted "${format_args[@]}" >"$KAFKA_LOG_DIR/format.out" 2>&1 || {
     log "formatting the KRaft store failed:" >&2
     cat "$KAFKA_LOG_DIR/format.out" >&2
     exit 1
   }
+  [[ "$sasl_ssl" != 1 ]] || touch "$KAFKA_DATA_DIR/.scram-users"
 fi
 
 # 4. Start kafka.Kafka in its own session, so it outlives this script and the test runner.
@@ -104,9 +145,10 @@ echo "$pid" >"$KAFKA_PID_FILE"
 log "starting Kafka $kafka_version (pid $pid) on 127.0.0.1:$KAFKA_PORT, data $KAFKA_DATA_DIR"
 
 # 5. Ready when a real client can fetch metadata.
-if probe --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid" "${topics_args[@]}"; then
+if probe_ready --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid"; then
   ms=$((($(date +%s%N) - start_ns) / 1000000))
   log "ready on 127.0.0.1:$KAFKA_PORT after $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s (pid $pid)"
+  sasl_ssl_note
   log "log: $KAFKA_LOG_DIR/server.log (JVM output: $KAFKA_DIR/kafka.out); stop: scripts/kafka-stop.sh"
   exit 0
 fi

@@ -2,8 +2,10 @@
 // cluster metadata from the broker and the group coordinator answers (offsets loaded), then
 // optionally creates topics.
 // Usage: node scripts/lib/kafka-probe.mjs --brokers 127.0.0.1:9092 [--timeout-ms 60000]
-//        [--pid 1234] [--create-topics otlp_spans:3,other:1]
+//        [--pid 1234] [--create-topics otlp_spans:3,other:1] [--client-config sasl-ssl/client.json]
+// --client-config connects with TLS (its CA) and SCRAM as its `tracescore` user (kafka-sasl-ssl.sh).
 // Exits 0 when ready, 1 on timeout, 2 when --pid is given and that process died.
+import { readFileSync } from 'node:fs'
 import kafkajs from 'kafkajs'
 
 const { Kafka, logLevel } = kafkajs
@@ -30,9 +32,24 @@ const alive = (p) => {
   }
 }
 
+const clientConfig = args.has('--client-config')
+  ? JSON.parse(readFileSync(args.get('--client-config'), 'utf8'))
+  : undefined
+const security = clientConfig
+  ? {
+      ssl: { ca: [readFileSync(clientConfig.ca, 'utf8')] },
+      sasl: {
+        mechanism: clientConfig.mechanism,
+        username: 'tracescore',
+        password: clientConfig.users.tracescore,
+      },
+    }
+  : {}
+
 const kafka = new Kafka({
   clientId: 'tracescore-kafka-probe',
   brokers,
+  ...security,
   logLevel: logLevel.NOTHING,
   connectionTimeout: 1000,
   requestTimeout: 5000,

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs'
 import { z } from 'zod'
+import { isPemText } from '../ingest/kafka-security.ts'
 
 /** Anything with an `id` and a `run(input)` method: a `createScorer` scorer or a Mastra one. */
 const scorerLike = z.custom<{ id: string; run: (input: any) => Promise<any> }>(
@@ -63,6 +65,27 @@ const sasl = z.discriminatedUnion('mechanism', [
   z.object({ mechanism: z.literal('scram-sha-512'), username: z.string(), password: z.string() }),
 ])
 
+/** PEM text, or the path of a readable PEM file (read when the Kafka clients are made). */
+const pemSource = z
+  .string()
+  .min(1)
+  .refine((v) => isPemText(v) || existsSync(v), 'expected PEM text or the path of an existing PEM file')
+
+/** `true` (the system's CAs), or TLS options: a private CA, a client certificate for mTLS. */
+const ssl = z.union([
+  z.boolean(),
+  z
+    .object({
+      ca: z.union([pemSource, z.array(pemSource).min(1)]).optional(),
+      cert: pemSource.optional(),
+      key: pemSource.optional(),
+      passphrase: z.string().optional(),
+      rejectUnauthorized: z.boolean().optional(),
+      servername: z.string().min(1).optional(),
+    })
+    .strict(),
+])
+
 /** The validated configuration, with every default filled in. */
 export const configSchema = z
   .object({
@@ -82,7 +105,7 @@ export const configSchema = z
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */
         repartition: z.boolean().default(false),
-        ssl: z.boolean().default(false),
+        ssl: ssl.default(false),
         sasl: sasl.optional(),
       })
       .strict()

@@ -1,6 +1,7 @@
 import { Kafka, type KafkaConfig, logLevel } from 'kafkajs'
 import type { TracescoreConfig } from '../config/index.ts'
 import { registerCompressionCodecs } from './codecs.ts'
+import { kafkaTlsOptions } from './kafka-security.ts'
 
 /**
  * The process's one kafkajs client, for the configured brokers, TLS and SASL: the source's
@@ -16,7 +17,7 @@ export function createKafkaClient(
   return new Kafka({
     clientId: kafka.clientId,
     brokers: kafka.brokers,
-    ssl: kafka.ssl,
+    ssl: kafkaTlsOptions(kafka.ssl),
     ...(kafka.sasl ? { sasl: kafka.sasl } : {}),
     logLevel: logLevel.WARN,
     ...overrides,

@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs'
 import { retryPolicies, retryWithBackoff } from '../sink/retry-policy.ts'
 import type { IngestLogger } from './ingest-logger.ts'
+import { describeKafkaError } from './kafka-security.ts'
 
 /**
  * Waits until the broker answers and the topic exists (a service may start before the Collector
@@ -21,7 +22,8 @@ export async function waitForTopic(
         await admin.connect()
         topics = await admin.listTopics()
       } catch (error) {
-        throw new Error(`broker not reachable: ${(error as Error).message}`)
+        // Names the setting at fault when there is one (kafka.sasl, kafka.ssl).
+        throw new Error(describeKafkaError(error))
       }
       if (!topics.includes(topic)) throw new Error(`topic ${topic} does not exist yet`)
     },

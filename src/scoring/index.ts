@@ -13,6 +13,11 @@ export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
 export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS } from './fence-untrusted.ts'
 export * from './filter-run.ts'
 export {
+  type GovernedJudgeModel,
+  type GovernedJudgeModelOptions,
+  judgeModel,
+} from './governed-judge-model.ts'
+export {
   DEFAULT_MAX_PROCESSOR_RETRIES,
   type JsonPromptInjection,
   type JudgeConfig,
@@ -23,6 +28,7 @@ export {
 export * from './judge-governance.ts'
 export {
   createJudgeLimiter,
+  isGovernedJudgeModel,
   type JudgeCallKey,
   type JudgeLimiter,
   type JudgeLimiterOptions,

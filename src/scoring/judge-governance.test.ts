@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../config/define-config.ts'
-import { createRateLimiter, judgeLimiterFromConfig, type Timekeeper } from './judge-governance.ts'
+import { createRateLimiter, judgeLimiterFromConfig } from './judge-governance.ts'
 import { createJudgeLimiter } from './judge-limiter.ts'
+import { fakeTime } from './testing/fake-time.ts'
 
 const key = { model: 'openai/gpt-5-mini', provider: 'openai', modelId: 'gpt-5-mini' }
-
-function fakeTime(): Timekeeper & { slept: number[] } {
-  let now = 0
-  const slept: number[] = []
-  return {
-    slept,
-    now: () => now,
-    sleep: async (ms) => {
-      slept.push(ms)
-      now += ms
-    },
-  }
-}
 
 describe('judge governance', () => {
   it('holds requests beyond requestsPerMinute until the minute has passed', async () => {

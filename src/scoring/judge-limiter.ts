@@ -6,6 +6,30 @@ export interface JudgeCallKey {
   modelId: string
 }
 
+/** Marks a model that runs its calls through the judge limiter itself (`judgeModel()`). */
+export const GOVERNED_JUDGE_MODEL: unique symbol = Symbol.for('tracescore.governedJudgeModel')
+
+/** True for a model made by `judgeModel()`: callers must not schedule its calls a second time. */
+export function isGovernedJudgeModel(model: object): boolean {
+  return GOVERNED_JUDGE_MODEL in model
+}
+
+/**
+ * The limiter key of a model: the configured `'provider/model'` id when the judge names one
+ * (so `judges.models['openai/gpt-5-mini']` applies), else `<provider>/<modelId>` of the instance.
+ */
+export function judgeCallKey(
+  model: { provider: string; modelId: string },
+  configuredId?: string,
+): JudgeCallKey {
+  const provider = model.provider.split('.')[0] ?? model.provider
+  return {
+    model: configuredId ?? `${provider}/${model.modelId}`,
+    provider: model.provider,
+    modelId: model.modelId,
+  }
+}
+
 /**
  * Bounds judge calls: every single model call (each retry included) runs through `schedule`.
  * The pipeline supplies one to enforce per-model concurrency and rate limits. The judge's calls

@@ -7,7 +7,7 @@ import {
 } from './json-prompt-injection.ts'
 import type { JudgeConfig, JudgeModelSettings } from './judge-config.ts'
 import { resolveMaxProcessorRetries } from './judge-config.ts'
-import type { JudgeCallKey } from './judge-limiter.ts'
+import { isGovernedJudgeModel, judgeCallKey } from './judge-limiter.ts'
 import type { JudgeModel } from './judge-model.ts'
 import type { JudgeRuntime } from './judge-runtime.ts'
 import type { ResolvedOutputSchema } from './output-schema.ts'
@@ -305,24 +305,15 @@ async function callModel(
       clearTimeout(timer)
     }
   }
-  const result = runtime.limiter
-    ? await runtime.limiter.schedule(callKey(request), call, request.abortSignal)
+  // A governed model (judgeModel()) applies the limiter itself: scheduling twice could deadlock.
+  const limiter = isGovernedJudgeModel(model) ? undefined : runtime.limiter
+  const configured = typeof judge.model === 'string' ? judge.model : undefined
+  const result = limiter
+    ? await limiter.schedule(judgeCallKey(model, configured), call, request.abortSignal)
     : await call()
   addUsage(telemetry.usage, result.usage)
   telemetry.finishReason = result.finishReason
   return result.text
-}
-
-/** The limiter key: the configured `'provider/model'` id, or `<provider>/<modelId>` for an instance. */
-function callKey(request: JudgeRequest): JudgeCallKey {
-  const { model } = request
-  const configured = request.judge.model
-  const provider = model.provider.split('.')[0] ?? model.provider
-  return {
-    model: typeof configured === 'string' ? configured : `${provider}/${model.modelId}`,
-    provider: model.provider,
-    modelId: model.modelId,
-  }
 }
 
 /** Adds an AI SDK usage record to the step's totals (Mastra's field names). */
