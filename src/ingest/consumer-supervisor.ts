@@ -42,54 +42,39 @@ export function superviseConsumer(
 ): SupervisedConsumer {
   const { logger } = options
   const policy = options.policy ?? retryPolicies.consumerRecovery
-  const sleep = options.sleep ?? realSleep
   const stopTimeoutMs = options.stopTimeoutMs ?? 30_000
-  const healthyAfterMs = options.healthyAfterMs ?? 300_000
-  const now = options.now ?? Date.now
+  const budget = recoveryBudget(policy.retries, options.healthyAfterMs ?? 300_000, options.now ?? Date.now)
   const stopping = new AbortController()
   let current: ConsumerPort | undefined
   let owner: ConsumerHandlers | undefined
   let topic = ''
   let paused = false
   let replacing = false
-  let failedInARow = 0
   let replacements = 0
-  let joinedAtMs: number | undefined
-
-  /** Handlers of one consumer: they forward only while it is the current one. */
-  const handlersOf = (consumer: ConsumerPort): ConsumerHandlers => ({
-    onBatch(batch) {
-      if (consumer !== current) return undefined
-      failedInARow = 0
-      return owner!.onBatch(batch)
-    },
-    onAssigned(partitions) {
-      if (consumer !== current) return
-      joinedAtMs = now()
-      owner!.onAssigned(partitions)
-    },
-    onCrash(error, recovering) {
-      if (consumer !== current || stopping.signal.aborted) return
-      if (joinedAtMs !== undefined && now() - joinedAtMs >= healthyAfterMs) failedInARow = 0
-      joinedAtMs = undefined
-      if (recovering) owner!.onCrash(error, true)
-      else void replace(error)
-    },
-  })
 
   const startNew = async (): Promise<void> => {
     const consumer = create()
     current = consumer
     if (paused) consumer.pause()
-    await consumer.start(topic, handlersOf(consumer))
+    await consumer.start(
+      topic,
+      forwardingHandlers({
+        isCurrent: () => consumer === current && !stopping.signal.aborted,
+        owner: () => owner!,
+        budget,
+        replace: (error) => void replace(error),
+      }),
+    )
   }
 
+  /** Replaces the current consumer until a new one starts, or gives up when the budget is spent. */
   const replace = async (error: unknown): Promise<void> => {
     if (replacing) return
     replacing = true
     try {
       for (let lastError = error; !stopping.signal.aborted; ) {
-        if (failedInARow >= policy.retries) {
+        const attempt = budget.spend()
+        if (attempt === undefined) {
           logger.error(
             { err: lastError, replacements },
             'the Kafka consumer could not be recovered; giving up',
@@ -97,23 +82,21 @@ export function superviseConsumer(
           owner!.onCrash(lastError, false)
           return
         }
-        failedInARow++
-        const delayMs = retryDelayMs(policy, failedInARow)
+        const delayMs = retryDelayMs(policy, attempt)
         owner!.onCrash(lastError, true)
         logger.warn(
-          { err: lastError, attempt: failedInARow, retryInMs: delayMs },
+          { err: lastError, attempt, retryInMs: delayMs },
           'the Kafka consumer died; replacing it with a new one',
         )
         await stopWithin(current!, stopTimeoutMs, logger)
-        await sleepUnlessAborted(sleep, delayMs, stopping.signal)
+        await sleepUnlessAborted(options.sleep ?? realSleep, delayMs, stopping.signal)
         if (stopping.signal.aborted) return
         replacements++
-        try {
-          await startNew()
-          return
-        } catch (startError) {
-          lastError = startError
-        }
+        lastError = await startNew().then(
+          () => undefined,
+          (startError: unknown) => startError ?? new Error('consumer start failed'),
+        )
+        if (lastError === undefined) return
       }
     } finally {
       replacing = false
@@ -142,6 +125,65 @@ export function superviseConsumer(
       if (current !== undefined) await stopWithin(current, stopTimeoutMs, logger)
     },
     replacements: () => replacements,
+  }
+}
+
+/**
+ * The handlers given to one consumer: they forward to the owner only while it is the current
+ * consumer (a replaced one may still deliver a late event), keep the recovery budget, and turn a
+ * crash the consumer does not recover from into a replacement.
+ */
+function forwardingHandlers(ctx: {
+  isCurrent: () => boolean
+  owner: () => ConsumerHandlers
+  budget: RecoveryBudget
+  replace: (error: unknown) => void
+}): ConsumerHandlers {
+  return {
+    onBatch(batch) {
+      if (!ctx.isCurrent()) return undefined
+      ctx.budget.consumed()
+      return ctx.owner().onBatch(batch)
+    },
+    onAssigned(partitions) {
+      if (!ctx.isCurrent()) return
+      ctx.budget.joined()
+      ctx.owner().onAssigned(partitions)
+    },
+    onCrash(error, recovering) {
+      if (!ctx.isCurrent()) return
+      ctx.budget.crashed()
+      if (recovering) ctx.owner().onCrash(error, true)
+      else ctx.replace(error)
+    },
+  }
+}
+
+type RecoveryBudget = ReturnType<typeof recoveryBudget>
+
+/**
+ * Counts replacements in a row that consumed nothing: a fetched batch clears it, and so does a
+ * consumer that stayed joined `healthyAfterMs` before it crashed (an idle topic fetches no batch).
+ */
+function recoveryBudget(retries: number, healthyAfterMs: number, now: () => number) {
+  let inARow = 0
+  let joinedAtMs: number | undefined
+  return {
+    consumed() {
+      inARow = 0
+    },
+    joined() {
+      joinedAtMs = now()
+    },
+    crashed() {
+      if (joinedAtMs !== undefined && now() - joinedAtMs >= healthyAfterMs) inARow = 0
+      joinedAtMs = undefined
+    },
+    /** The next replacement's number (1-based), or undefined when `retries` are spent. */
+    spend(): number | undefined {
+      if (inARow >= retries) return undefined
+      return ++inARow
+    },
   }
 }
 

@@ -4,6 +4,7 @@ import { registerCompressionCodecs } from './codecs.ts'
 import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
 import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
 import type { IngestLogger } from './ingest-logger.ts'
+import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
 
 /** Settings of a kafkajs consumer behind the consumer port. */
 export interface KafkajsConsumerOptions {
@@ -50,22 +51,14 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   let topic = ''
   let paused = false
   let dead = false
-  let lastFetchMs = now()
-  let watchdog: NodeJS.Timeout | undefined
+  let watchdog: StallWatchdog | undefined
 
-  /** kafkajs throws from pause/resume/seek while its group is restarting; the next join re-applies what matters. */
-  const quietly = (what: string, action: () => void) => {
-    try {
-      action()
-    } catch (error) {
-      options.logger.info({ err: error }, `kafka consumer ${what} deferred: the consumer is restarting`)
-    }
-  }
+  const quietly = (what: string, action: () => void) => deferIfRestarting(options.logger, what, action)
 
   const declareDead = (handlers: ConsumerHandlers, error: unknown) => {
     if (dead) return
     dead = true
-    clearInterval(watchdog)
+    watchdog?.stop()
     handlers.onCrash(error, false)
   }
 
@@ -79,11 +72,9 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   }
 
   const listen = (c: Consumer, handlers: ConsumerHandlers) => {
-    c.on(c.events.FETCH, () => {
-      lastFetchMs = now()
-    })
+    c.on(c.events.FETCH, () => watchdog?.touch())
     c.on(c.events.GROUP_JOIN, (event) => {
-      lastFetchMs = now()
+      watchdog?.touch()
       if (paused) quietly('pause', () => c.pause([{ topic }]))
       handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
     })
@@ -105,23 +96,20 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
         ...options.consumerConfig,
       })
       consumer = c
+      watchdog = createStallWatchdog({
+        timeoutMs: stallTimeoutMs,
+        now,
+        onStall: (idleMs) =>
+          declareDead(
+            handlers,
+            new ConsumerStalledError(`no fetch completed for ${Math.round(idleMs / 1000)} s`),
+          ),
+      })
       listen(c, handlers)
       await c.connect()
       await c.subscribe({ topics: [topic], fromBeginning: options.fromBeginning })
-      lastFetchMs = now()
       await c.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: eachBatch(handlers) })
-      watchdog = setInterval(
-        () => {
-          const idleMs = now() - lastFetchMs
-          if (idleMs > stallTimeoutMs)
-            declareDead(
-              handlers,
-              new ConsumerStalledError(`no fetch completed for ${Math.round(idleMs / 1000)} s`),
-            )
-        },
-        Math.min(5_000, stallTimeoutMs),
-      )
-      watchdog.unref()
+      watchdog.start()
     },
     commit: (offsets) =>
       consumer === undefined
@@ -140,9 +128,18 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
     },
     async stop() {
       dead = true
-      clearInterval(watchdog)
+      watchdog?.stop()
       await consumer?.disconnect()
     },
+  }
+}
+
+/** kafkajs throws from pause/resume/seek while its group is restarting; the next join re-applies what matters. */
+function deferIfRestarting(logger: IngestLogger, what: string, action: () => void): void {
+  try {
+    action()
+  } catch (error) {
+    logger.info({ err: error }, `kafka consumer ${what} deferred: the consumer is restarting`)
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Span } from '../model/index.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
-import type { BadRecord } from './dead-letter.ts'
+import { type BadRecord, badRecordOf } from './dead-letter.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncoding } from './decode/index.ts'
 import type { IngestLogger } from './ingest-logger.ts'
@@ -52,11 +52,7 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
     try {
       spans = decodeOtlpTraces(value, encoding)
     } catch (error) {
-      const { topic, partition, offset } = ref
-      const badRecord: BadRecord = { topic, partition, offset, key: record.key, value, error }
-      if (record.headers !== undefined) badRecord.headers = record.headers
-      if (record.timestamp !== undefined) badRecord.timestamp = record.timestamp
-      bad.push(badRecord)
+      bad.push(badRecordOf(ref.topic, ref.partition, record, error))
       badRefs.push(ref) // the reading's hold stays until the dead letter is produced
       return
     }

@@ -121,6 +121,7 @@ describe('Kafka broker stopped and restarted under a running service', () => {
       const stoppedAt = Date.now()
       const scoresWhenStopped = rx.scores.size
       await new Promise((r) => setTimeout(r, downMs))
+      const restarting = Date.now()
       await broker.restart()
       brokerUp = true
       const restartedAt = Date.now()
@@ -144,8 +145,8 @@ describe('Kafka broker stopped and restarted under a running service', () => {
       const log = service.output()
       const count = (text: string) => log.split(text).length - 1
       console.log(
-        `broker restart [${moment}, down ${downMs / 1000} s]: stopped for ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s ` +
-          `(+ its restart); ${scoresWhenStopped} scores before, ${rx.scores.size} after; all ${runs.length} runs scored ` +
+        `broker restart [${moment}, down ${downMs / 1000} s]: down ${((restarting - stoppedAt) / 1000).toFixed(1)} s, restart ${((restartedAt - restarting) / 1000).toFixed(1)} s ` +
+          `; ${scoresWhenStopped} scores before, ${rx.scores.size} after; all ${runs.length} runs scored ` +
           `${recoveredIn.toFixed(1)} s after the broker was back; ${rx.duplicates()} duplicate arrivals; ` +
           `${count('joined the consumer group')} group joins, ${count('kafka consumer crashed')} consumer crashes, ` +
           `${count('replacing it with a new one')} consumer replacements, ${count('offset commit failed')} failed commits; ` +

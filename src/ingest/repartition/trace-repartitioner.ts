@@ -1,8 +1,9 @@
 import type { Message, Producer } from 'kafkajs'
 import type { Span } from '../../model/index.ts'
+import { groupByTrace } from '../../score-trace.ts'
 import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
-import type { ConsumerHandlers, ConsumerPort, RecordBatch } from '../consumer-port.ts'
-import type { BadRecord } from '../dead-letter.ts'
+import type { ConsumedRecord, ConsumerHandlers, ConsumerPort } from '../consumer-port.ts'
+import { type BadRecord, badRecordOf } from '../dead-letter.ts'
 import { createDeadLetterProducer } from '../dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncoding } from '../decode/index.ts'
 import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
@@ -45,6 +46,15 @@ export interface TraceRepartitioner {
   readonly failed: Promise<unknown>
 }
 
+/** One OTLP/JSON record per trace of `spans`, keyed by the 32-hex trace id. */
+function perTraceMessages(spans: Span[], timestamp: string | undefined): Message[] {
+  return [...groupByTrace(spans)].map(([traceId, traceSpans]) => {
+    const message: Message = { key: traceId, value: encodeSpansAsOtlpJson(traceSpans) }
+    if (timestamp !== undefined) message.timestamp = timestamp
+    return message
+  })
+}
+
 /**
  * Gives each trace to one instance when the upstream records are not keyed by trace: consumes the
  * raw topic, splits each record's spans by trace, produces one record per trace keyed by the 32-hex
@@ -72,44 +82,19 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     reportFailure = resolve
   })
 
-  /** The per-trace records of one raw record (its spans split by trace), or a bad record. */
-  const split = (
-    batch: RecordBatch,
-    record: RecordBatch['records'][number],
-    out: Message[],
-    bad: BadRecord[],
-  ) => {
+  /** Adds the per-trace records of one raw record to `out` (or the record to `bad`). */
+  const split = (partition: number, record: ConsumedRecord, out: Message[], bad: BadRecord[]) => {
     counters.records++
     if (record.value === null || record.value.length === 0) return
     let spans: Span[]
     try {
       spans = decodeOtlpTraces(record.value, encoding)
     } catch (error) {
-      const { partition } = batch
-      const badRecord: BadRecord = {
-        topic: sourceTopic,
-        partition,
-        offset: record.offset,
-        key: record.key,
-        value: record.value,
-        error,
-      }
-      if (record.headers !== undefined) badRecord.headers = record.headers
-      bad.push(badRecord)
+      bad.push(badRecordOf(sourceTopic, partition, record, error))
       return
     }
     counters.spans += spans.length
-    const byTrace = new Map<string, Span[]>()
-    for (const span of spans) {
-      const list = byTrace.get(span.traceId)
-      if (list === undefined) byTrace.set(span.traceId, [span])
-      else list.push(span)
-    }
-    for (const [traceId, traceSpans] of byTrace) {
-      const message: Message = { key: traceId, value: encodeSpansAsOtlpJson(traceSpans) }
-      if (record.timestamp !== undefined) message.timestamp = record.timestamp
-      out.push(message)
-    }
+    out.push(...perTraceMessages(spans, record.timestamp))
   }
 
   const handlers: ConsumerHandlers = {
@@ -118,7 +103,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
       if (last === undefined || stopping.signal.aborted) return undefined
       const messages: Message[] = []
       const bad: BadRecord[] = []
-      for (const record of batch.records) split(batch, record, messages, bad)
+      for (const record of batch.records) split(batch.partition, record, messages, bad)
       await deadLetters.send(bad)
       if (messages.length > 0)
         await retryWithBackoff(() => send(targetTopic, messages), {
