@@ -10,7 +10,9 @@ vi.mock('kafkajs', async (importOriginal) => {
       clients.created++
     }
   }
-  return { ...kafkajs, default: { ...kafkajs.default, Kafka: CountedKafka }, Kafka: CountedKafka }
+  // codecs.ts reads CompressionCodecs from the CommonJS default export, so it is kept too.
+  const commonjs = (kafkajs as unknown as { default: object }).default
+  return { ...kafkajs, default: { ...commonjs, Kafka: CountedKafka }, Kafka: CountedKafka }
 })
 
 const { resolveConfig } = await import('./config/index.ts')
