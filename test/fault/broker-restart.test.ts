@@ -145,18 +145,33 @@ describe('Kafka broker stopped and restarted under a running service', () => {
       const log = service.output()
       const count = (text: string) => log.split(text).length - 1
       console.log(
-        `broker restart [${moment}, down ${downMs / 1000} s]: down ${((restarting - stoppedAt) / 1000).toFixed(1)} s, restart ${((restartedAt - restarting) / 1000).toFixed(1)} s ` +
+        `broker restart [${moment}, down ${downMs / 1000} s]: down ${((restarting - stoppedAt) / 1000).toFixed(1)} s, restart ${((restartedAt - restarting) / 1000).toFixed(1)} s` +
           `; ${scoresWhenStopped} scores before, ${rx.scores.size} after; all ${runs.length} runs scored ` +
           `${recoveredIn.toFixed(1)} s after the broker was back; ${rx.duplicates()} duplicate arrivals; ` +
           `${count('joined the consumer group')} group joins, ${count('kafka consumer crashed')} consumer crashes, ` +
           `${count('replacing it with a new one')} consumer replacements, ${count('offset commit failed')} failed commits; ` +
-          `${samples.length} commit samples`,
+          `${samples.length} commit samples${replacedBecause(log)}`,
       )
       expect(count('joined the consumer group')).toBeGreaterThanOrEqual(1)
       expect(await service.stop()).toBe(0)
     },
   )
 })
+
+/** Why consumers were replaced, from the service's log: the distinct errors, or nothing. */
+function replacedBecause(log: string): string {
+  const reasons = new Set<string>()
+  for (const line of log.split('\n')) {
+    if (!line.includes('replacing it with a new one')) continue
+    try {
+      const err = (JSON.parse(line) as { err?: { type?: string; message?: string } }).err
+      reasons.add(`${err?.type}: ${err?.message?.split('\n')[0]?.slice(0, 120)}`)
+    } catch {
+      // not a JSON log line
+    }
+  }
+  return reasons.size > 0 ? `; replaced because of ${[...reasons].join(' | ')}` : ''
+}
 
 /** Waits until the service is at `moment` of its work (then the test stops the broker). */
 async function reachMoment(
