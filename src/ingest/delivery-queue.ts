@@ -68,6 +68,18 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
 
   /** Delivers `result` to the pending targets at once; acknowledged ones leave `pending`. */
   const deliverPending = async (trace: T, result: R, pending: Set<DeliveryTarget<R>>, attempt: number) => {
+    if (pending.size === 1) {
+      // The common case (one sink): no arrays, no allSettled.
+      const [target] = pending
+      try {
+        await withTimeout(target!, result, attemptTimeoutMs)
+      } catch (error) {
+        options.onFailure?.(trace, target!.name, error, attempt)
+        throw error
+      }
+      pending.clear()
+      return
+    }
     const tried = [...pending]
     const outcomes = await Promise.allSettled(tried.map((t) => withTimeout(t, result, attemptTimeoutMs)))
     const errors: unknown[] = []
@@ -90,6 +102,7 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       options.onDone(trace, 'failed', error)
       return
     }
+    if (targets.length === 0) return options.onDone(trace, 'delivered')
     const pending = new Set(targets)
     try {
       await retryWithBackoff((attempt) => deliverPending(trace, result, pending, attempt), {
@@ -103,15 +116,18 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
     }
   }
 
+  /** A trace left flight: start the next. */
+  const landed = () => {
+    inFlight--
+    pump()
+  }
+
   const pump = () => {
     while (inFlight < options.maxInFlight && head < waiting.length && !stopping.signal.aborted) {
       const trace = waiting[head]!
       waiting[head++] = undefined as T
       inFlight++
-      void run(trace).finally(() => {
-        inFlight--
-        pump()
-      })
+      run(trace).then(landed, landed)
     }
     if (head > 1024 && head * 2 > waiting.length) {
       waiting.splice(0, head)
