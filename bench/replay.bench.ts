@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { withFreshTraceIds } from '../src/demo/traffic.ts'
+import { withFreshIds } from '../src/demo/traffic.ts'
 import {
   createTopic,
   deleteTopics,
@@ -54,7 +54,7 @@ async function fill(topic: string, records: number): Promise<number> {
   let bytes = 0
   for (let i = 0; i < records; i += 1_000) {
     const messages = Array.from({ length: Math.min(1_000, records - i) }, (_, k) => {
-      const { payload, traceIds } = withFreshTraceIds(templates[(i + k) % templates.length]!)
+      const { payload, traceIds } = withFreshIds(templates[(i + k) % templates.length]!)
       bytes += payload.length
       return { key: traceIds[0]!, value: payload, partition: (i + k) % PARTITIONS }
     })

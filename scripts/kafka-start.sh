@@ -5,11 +5,14 @@
 #
 # Idempotent: if a broker already answers on the port it is reused. The jars are collected with
 # Maven only when kafka/target/libs is missing or older than kafka/pom.xml.
+# Works from a checkout and from the installed npm package (`tracescore demo` runs it).
 #
 # Environment:
 #   KAFKA_PORT=9092            client port (controller: KAFKA_CONTROLLER_PORT, default port+1)
 #   KAFKA_DIR=.kafka           state dir (.kafka/port-<port> for a non-default port): data/, logs/server.log,
-#                              kafka.out (JVM stdout/stderr), server.properties, kafka.pid
+#                              kafka.out (JVM stdout/stderr), server.properties, kafka.pid. Run from an
+#                              installed package (no .git): ~/.local/state/tracescore/kafka instead
+#                              (XDG_STATE_HOME), the broker jars too (scripts/lib/kafka-env.sh)
 #   KAFKA_KEEP_DATA=1          keep the existing data dir (restart with topics and offsets kept);
 #                              by default a freshly started broker gets an empty, newly formatted store
 #   KAFKA_START_TIMEOUT=60     seconds to wait for readiness before failing
@@ -25,14 +28,11 @@ sasl_ssl=${KAFKA_SASL_SSL:-0}
 [[ "$sasl_ssl" == 1 ]] && source "$(dirname "$0")/lib/kafka-sasl-ssl.sh"
 
 log() { printf 'kafka: %s\n' "$*"; }
-# Node 24 from node_modules; calling its binary directly saves npx's ~1.5 s per probe.
-node_run() {
-  if [[ -x "$KAFKA_ROOT/node_modules/.bin/node" ]]; then
-    (cd "$KAFKA_ROOT" && node_modules/.bin/node --no-warnings "$@")
-  else
-    (cd "$KAFKA_ROOT" && npx --no-install node --no-warnings "$@")
-  fi
-}
+# KAFKA_NODE (the demo passes the Node it runs on), else the checkout's Node 24 from node_modules
+# (calling its binary directly saves npx's ~1.5 s per probe), else node on PATH.
+node_bin=${KAFKA_NODE:-node}
+if [[ -z "${KAFKA_NODE:-}" && -x "$KAFKA_ROOT/node_modules/.bin/node" ]]; then node_bin=$KAFKA_ROOT/node_modules/.bin/node; fi
+node_run() { "$node_bin" --no-warnings "$@"; }
 probe() { node_run "$KAFKA_ROOT/scripts/lib/kafka-probe.mjs" --brokers "127.0.0.1:$KAFKA_PORT" "$@"; }
 topics_args=()
 [[ -n "${KAFKA_CREATE_TOPICS:-}" ]] && topics_args=(--create-topics "$KAFKA_CREATE_TOPICS")
@@ -40,7 +40,7 @@ topics_args=()
 probe_ready() {
   probe "$@" "${topics_args[@]}" || return
   [[ "$sasl_ssl" != 1 ]] ||
-    node_run scripts/lib/kafka-probe.mjs --brokers "127.0.0.1:$KAFKA_SASL_SSL_PORT" \
+    node_run "$KAFKA_ROOT/scripts/lib/kafka-probe.mjs" --brokers "127.0.0.1:$KAFKA_SASL_SSL_PORT" \
       --client-config "$SASL_SSL_CLIENT" "$@"
 }
 sasl_ssl_note() {
@@ -83,15 +83,19 @@ start_ns=$(date +%s%N)
 
 # 2. The broker classpath, from Maven Central (cached in ~/.m2 after the first run).
 command -v java >/dev/null || { log "java not found (Kafka 4.x needs Java 17+)" >&2; exit 1; }
-# Brokers on other ports share kafka/target/libs: one Maven run at a time.
-mkdir -p "$KAFKA_ROOT/kafka/target"
-exec 8>"$KAFKA_ROOT/kafka/target/.libs.lock"
+# Brokers on other ports share the jars: one Maven run at a time.
+mkdir -p "$KAFKA_MAVEN_DIR/target"
+exec 8>"$KAFKA_MAVEN_DIR/target/.libs.lock"
 flock 8
-if [[ ! -f "$KAFKA_LIBS/.complete" || "$KAFKA_ROOT/kafka/pom.xml" -nt "$KAFKA_LIBS/.complete" ]]; then
-  log "collecting the broker jars with Maven (kafka/pom.xml -> kafka/target/libs)"
+pom=$KAFKA_MAVEN_DIR/pom.xml
+# An installed package builds a copy of its pom in the state dir; another version's pom replaces it.
+[[ "$pom" -ef "$KAFKA_ROOT/kafka/pom.xml" ]] || cmp -s "$KAFKA_ROOT/kafka/pom.xml" "$pom" ||
+  cp "$KAFKA_ROOT/kafka/pom.xml" "$pom"
+if [[ ! -f "$KAFKA_LIBS/.complete" || "$pom" -nt "$KAFKA_LIBS/.complete" ]]; then
+  log "collecting the broker jars with Maven ($pom -> $KAFKA_LIBS)"
   rm -rf "$KAFKA_LIBS"
   mkdir -p "$KAFKA_LOG_DIR"
-  mvn -B -q -Dstyle.color=never -f "$KAFKA_ROOT/kafka/pom.xml" package >"$KAFKA_LOG_DIR/mvn.log" 2>&1 || {
+  mvn -B -q -Dstyle.color=never -f "$pom" package >"$KAFKA_LOG_DIR/mvn.log" 2>&1 || {
     log "mvn failed; last lines of $KAFKA_LOG_DIR/mvn.log:" >&2
     tail -n 30 "$KAFKA_LOG_DIR/mvn.log" >&2
     exit 1
@@ -149,7 +153,8 @@ if probe_ready --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid
   ms=$((($(date +%s%N) - start_ns) / 1000000))
   log "ready on 127.0.0.1:$KAFKA_PORT after $((ms / 1000)).$(printf '%03d' $((ms % 1000))) s (pid $pid)"
   sasl_ssl_note
-  log "log: $KAFKA_LOG_DIR/server.log (JVM output: $KAFKA_DIR/kafka.out); stop: scripts/kafka-stop.sh"
+  port_env=$([[ "$KAFKA_PORT" == 9092 ]] || echo "KAFKA_PORT=$KAFKA_PORT ")
+  log "log: $KAFKA_LOG_DIR/server.log (JVM output: $KAFKA_DIR/kafka.out); stop: ${port_env}bash $KAFKA_ROOT/scripts/kafka-stop.sh"
   exit 0
 fi
 log "the broker did not become ready; first errors, then the last lines of $KAFKA_LOG_DIR/server.log:" >&2

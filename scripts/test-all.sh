@@ -20,7 +20,7 @@ run() {
 # Each vitest tier also writes a JSON report, summed into one closing line at the end.
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
-tier() { npx vitest run --project "$1" --reporter=default --reporter=json --outputFile.json="$results/$1.json"; }
+tier() { npx vitest run --project "$1" --reporter=default --reporter=json --outputFile.json="$results/$1.json" "${@:2}"; }
 
 # One plain closing line for every tier together (CI reads it): "N passed, N failed", then the
 # steps that failed; printed however the script ends.
@@ -66,9 +66,25 @@ if compgen -G "test/integration/*.test.ts" >/dev/null; then
   if KAFKA_SASL_SSL=1 bash scripts/kafka-start.sh; then run integration tier integration; else failed_steps+=(kafka-start); fi
 fi
 
+# The Collector e2e tests run the OpenTelemetry Collector and Jaeger, built from Go modules
+# (tools/) into a cache that outlives the clone: minutes the first time, a hash check afterwards.
+e2e_args=()
+if compgen -G "test/e2e/collector-*.test.ts" >/dev/null; then
+  if command -v go >/dev/null; then
+    step "Go programs: OpenTelemetry Collector and Jaeger (cached in ${TRACESCORE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tracescore})"
+    run go-build bash -c 'bash scripts/otelcol-build.sh && bash scripts/jaeger-build.sh'
+  else
+    step "Go programs: skipped (no go command)"
+    echo "go is not installed: test/e2e/collector-*.test.ts (Collector and Jaeger built from Go modules) will not run; install Go 1.26 to run them"
+    e2e_args=(--exclude 'test/e2e/collector-*.test.ts')
+  fi
+fi
+
 if compgen -G "test/e2e/*.test.ts" >/dev/null; then
-  step "end-to-end tests (Kafka + Phoenix)"
-  if bash scripts/kafka-start.sh && bash scripts/phoenix-start.sh; then run e2e tier e2e; else failed_steps+=(e2e-services); fi
+  step "end-to-end tests (Kafka + Phoenix; Jaeger and the Collector where Go is installed)"
+  if bash scripts/kafka-start.sh && bash scripts/phoenix-start.sh && { ((${#e2e_args[@]})) || bash scripts/jaeger-start.sh; }; then
+    run e2e tier e2e "${e2e_args[@]}"
+  else failed_steps+=(e2e-services); fi
 fi
 
 if compgen -G "test/fault/*.test.ts" >/dev/null; then

@@ -11,12 +11,21 @@ const USAGE = `tracescore — scores AI-agent traces from Kafka and writes the s
 
 Usage:
   tracescore run [--config FILE]             consume the topic, score agent runs, deliver scores
-  tracescore score FILE... [--config FILE]   score OTLP files (protobuf, JSON, or Collector JSON lines);
-                                             prints one JSON line per score
+  tracescore score FILE... [--config FILE] [--max-file-mib N]
+                                             score OTLP files (protobuf, JSON, or Collector JSON lines);
+                                             prints one JSON line per score; a file over N MiB
+                                             (default 256) is refused
   tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
                                              re-score a range of the topic into the sinks
-  tracescore demo [--runs N]                 local broker + generated agent traffic + scores shown
+  tracescore demo [--runs N] [--keep-broker] local broker + recorded agent traffic + scores shown;
+                                             stops the broker it started unless --keep-broker
   tracescore --version | --help
+
+Options of every command: --debug logs at level debug and prints the stack trace of an
+unexpected error (as log.level=debug or TRACESCORE_LOG_LEVEL=debug do).
+
+Exit codes: 0 done (score: every file read and decoded); 1 a file could not be read or decoded, or
+an unexpected error; 2 a usage or configuration error (the message names the key).
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
@@ -31,7 +40,8 @@ export async function loadCliConfig(file: string | undefined): Promise<Tracescor
   }
   const local = resolve('config/tracescore.config.ts')
   if (existsSync(local)) return loadConfig(local)
-  const embedded = resolve(packageRoot, 'config/tracescore.config.ts')
+  // config/tracescore.config.ts as built: Node strips no types under node_modules.
+  const embedded = resolve(packageRoot, 'dist/examples/tracescore.config.js')
   if (existsSync(embedded)) return loadConfig(embedded)
   return resolveConfig({})
 }
@@ -39,7 +49,15 @@ export async function loadCliConfig(file: string | undefined): Promise<Tracescor
 /** Runs the command line; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   filterKafkajsTimeoutWarning()
-  const [command, ...rest] = argv
+  // --debug also turns the service's logs to debug (with stack traces), as log.level=debug does.
+  if (argv.includes('--debug')) process.env.TRACESCORE_LOG_LEVEL = 'debug'
+  let debug = process.env.TRACESCORE_LOG_LEVEL === 'debug'
+  const [command, ...rest] = argv.filter((arg) => arg !== '--debug')
+  const configFor = async (file: string | undefined) => {
+    const config = await loadCliConfig(file)
+    debug ||= config.log.level === 'debug'
+    return config
+  }
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE)
     return command ? 0 : 1
@@ -53,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run': {
         const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } } })
-        const config = await loadCliConfig(values.config)
+        const config = await configFor(values.config)
         const { runService } = await import('./commands/run.ts')
         return await runService(config)
       }
@@ -61,12 +79,17 @@ export async function main(argv: string[]): Promise<number> {
         const { values, positionals } = parseArgs({
           args: rest,
           allowPositionals: true,
-          options: { config: { type: 'string', short: 'c' } },
+          options: { config: { type: 'string', short: 'c' }, 'max-file-mib': { type: 'string' } },
         })
         if (positionals.length === 0) throw new UsageError('score needs at least one OTLP file')
-        const config = await loadCliConfig(values.config)
+        const maxMib = values['max-file-mib'] === undefined ? undefined : Number(values['max-file-mib'])
+        if (maxMib !== undefined && !(maxMib > 0 && Number.isFinite(maxMib))) {
+          throw new UsageError('--max-file-mib expects a number of MiB > 0')
+        }
+        const config = await configFor(values.config)
         const { scoreFiles } = await import('./commands/score.ts')
-        return await scoreFiles(positionals, config)
+        const maxFileBytes = maxMib === undefined ? undefined : Math.floor(maxMib * 2 ** 20)
+        return await scoreFiles(positionals, config, maxFileBytes === undefined ? {} : { maxFileBytes })
       }
       case 'replay': {
         const { values } = parseArgs({
@@ -89,17 +112,20 @@ export async function main(argv: string[]): Promise<number> {
             throw new UsageError((error as Error).message)
           }
         })()
-        const config = await loadCliConfig(values.config)
+        const config = await configFor(values.config)
         return await replayRange(config, bounds.from, bounds.to)
       }
       case 'demo': {
-        const { values } = parseArgs({ args: rest, options: { runs: { type: 'string' } } })
+        const { values } = parseArgs({
+          args: rest,
+          options: { runs: { type: 'string' }, 'keep-broker': { type: 'boolean' } },
+        })
         const runs = values.runs === undefined ? undefined : Number(values.runs)
         if (runs !== undefined && !(Number.isInteger(runs) && runs > 0)) {
           throw new UsageError('--runs expects a positive integer')
         }
         const { runDemo } = await import('./commands/demo.ts')
-        return await runDemo({ runs })
+        return await runDemo({ runs, keepBroker: values['keep-broker'] ?? false })
       }
       default:
         throw new UsageError(`unknown command: ${command}`)
@@ -114,8 +140,22 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`tracescore: ${(error as Error).message}\n\n${USAGE}`)
       return 2
     }
-    console.error(`tracescore: ${(error as Error).stack ?? error}`)
+    console.error(`tracescore: ${describeUnexpected(error, debug)}`)
     return 1
+  }
+}
+
+/**
+ * An unexpected error for the terminal: its name and message, and the stack trace only in debug
+ * mode (a trace helps a developer, and tells a user nothing but the install path).
+ */
+function describeUnexpected(error: unknown, debug: boolean): string {
+  try {
+    if (!(error instanceof Error)) return String(error)
+    if (debug && error.stack) return error.stack
+    return `${error.name}: ${error.message} (run with --debug for the stack trace)`
+  } catch {
+    return 'an unexpected error that cannot be shown'
   }
 }
 

@@ -10,6 +10,8 @@ export interface TraceScores {
   runs: AgentRun[]
   decisions: Decision[]
   records: ScoreRecord[]
+  /** Set when the trace's agent runs could not be rebuilt at all: nothing was scored, and why. */
+  error?: string
 }
 
 /** Everything `scoreTrace` needs besides the spans. */
@@ -24,10 +26,24 @@ export interface ScoreTraceOptions {
   incomplete?: boolean
 }
 
-/** Transform + scoring for one assembled trace: finds its agent runs and runs every scorer on each. */
+/**
+ * Transform + scoring for one assembled trace: finds its agent runs and runs every scorer on each.
+ * Never rejects on account of the trace's content: a scorer that fails gives a `failed` decision
+ * (see `scoreRun`), and a trace whose runs cannot be rebuilt comes back with no runs and `error`.
+ */
 export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
   const wanted = options.agentSpanIds ? new Set(options.agentSpanIds) : undefined
-  const runs = extractAgentRuns(spans).filter((run) => !wanted || wanted.has(run.spanId))
+  let runs: AgentRun[]
+  try {
+    runs = extractAgentRuns(spans).filter((run) => !wanted || wanted.has(run.spanId))
+  } catch (error) {
+    return {
+      runs: [],
+      decisions: [],
+      records: [],
+      error: `agent runs could not be rebuilt: ${messageOf(error)}`,
+    }
+  }
   if (options.incomplete) for (const run of runs) run.incomplete = true
   const { metrics } = options
   const perRun = await Promise.all(
@@ -55,6 +71,14 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   const decisions = perRun.flat()
   const records = decisions.flatMap((d) => (d.record ? [d.record] : []))
   return { runs, decisions, records }
+}
+
+function messageOf(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return 'unknown error'
+  }
 }
 
 /** Groups spans by trace id, keeping arrival order within each trace. */

@@ -1,4 +1,4 @@
-import { createScorer, fenceUntrusted, type JudgeConfig, UNTRUSTED_CONTENT_INSTRUCTIONS } from 'tracescore'
+import { createScorer, fenceUntrusted, type JudgeConfig } from 'tracescore'
 
 /** Text of a message (its text mirror, else its last text part). */
 function textOf(
@@ -10,7 +10,8 @@ function textOf(
 
 /**
  * An LLM-judge scorer: asks the judge how well the final answer helps with the user's request.
- * The trace content is fenced off as data before it reaches the judge.
+ * The trace content is fenced off as data before it reaches the judge (`fenceUntrusted` labels
+ * each piece; the pipeline fences the run's text in every judge prompt anyway).
  */
 export function createHelpfulnessScorer(model: JudgeConfig['model']) {
   return createScorer({
@@ -19,9 +20,9 @@ export function createHelpfulnessScorer(model: JudgeConfig['model']) {
     type: 'agent',
     judge: {
       model,
+      // The judge request names the exact fence markers in the system message by itself.
       instructions:
-        'You are a strict evaluator of AI assistant answers. Score from 0 (useless) to 1 (fully helpful). ' +
-        UNTRUSTED_CONTENT_INSTRUCTIONS,
+        'You are a strict evaluator of AI assistant answers. Score from 0 (useless) to 1 (fully helpful).',
     },
   })
     .generateScore({

@@ -18,3 +18,25 @@ stop_pid() {
   kill -KILL "$pid" 2>/dev/null || true
   while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
 }
+
+# wait_ready PID TIMEOUT_SECONDS LOG_FILE CHECK...: waits until the command CHECK... succeeds.
+# Fails (printing the log's last lines through `log`) when PID exits first or the time runs out,
+# in which case PID is sent SIGTERM.
+wait_ready() {
+  local pid=$1 timeout=$2 logfile=$3
+  shift 3
+  local deadline=$(($(date +%s) + timeout))
+  while (($(date +%s) < deadline)); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "pid $pid exited; last lines of $logfile:" >&2
+      tail -n 40 "$logfile" >&2
+      return 1
+    fi
+    "$@" && return 0
+    sleep 0.5
+  done
+  log "not ready in $timeout s; last lines of $logfile:" >&2
+  tail -n 40 "$logfile" >&2
+  kill -TERM "$pid" 2>/dev/null || true
+  return 1
+}

@@ -1,10 +1,48 @@
-import { readFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
 import type { TracescoreConfig } from '../config/index.ts'
-import { decodeOtlpJsonLines, decodeOtlpTraces, detectOtlpEncoding } from '../ingest/decode/index.ts'
+import {
+  decodeOtlpJsonLines,
+  decodeOtlpTraces,
+  detectOtlpEncoding,
+  OtlpDecodeError,
+} from '../ingest/decode/index.ts'
 import type { Span } from '../model/index.ts'
 import { groupByTrace, scoreTrace } from '../score-trace.ts'
 import { configureJudgeFromConfig } from '../scoring/judge-governance.ts'
 import { createJsonlSink } from '../sink/index.ts'
+
+/** The default cap on one input file (`--max-file-mib`): decoded spans take several times this in memory. */
+export const DEFAULT_MAX_FILE_MIB = 256
+
+/** A file larger than the cap (or a device that never ends, such as /dev/zero). */
+export class InputTooLargeError extends Error {
+  override readonly name = 'InputTooLargeError'
+  constructor(maxBytes: number) {
+    super(
+      `larger than the ${formatMib(maxBytes)} MiB limit for one file (stopped reading there); ` +
+        'raise it with --max-file-mib N, or split the file',
+    )
+  }
+}
+
+const formatMib = (bytes: number) => String(Math.round((bytes / 2 ** 20) * 100) / 100)
+
+/** Reads a file (or any readable path: a pipe, a device) but never more than `maxBytes`. */
+export async function readBounded(file: string, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let total = 0
+  const stream = createReadStream(file, { highWaterMark: 1 << 20 })
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      total += chunk.length
+      if (total > maxBytes) throw new InputTooLargeError(maxBytes)
+      chunks.push(chunk)
+    }
+  } finally {
+    stream.destroy()
+  }
+  return Buffer.concat(chunks, total)
+}
 
 /** Decodes one OTLP file: a protobuf or JSON export request, or the Collector file exporter's JSON lines. */
 export function decodeOtlpFile(bytes: Uint8Array): Span[] {
@@ -18,24 +56,87 @@ export function decodeOtlpFile(bytes: Uint8Array): Span[] {
   }
 }
 
-/** `tracescore score FILE...`: scores OTLP files without Kafka; one JSON line per score on stdout. */
-export async function scoreFiles(files: string[], config: TracescoreConfig): Promise<number> {
+/** Options of `tracescore score`. */
+export interface ScoreFilesOptions {
+  /** Cap on one file, in bytes (default {@link DEFAULT_MAX_FILE_MIB} MiB). */
+  maxFileBytes?: number
+}
+
+/**
+ * `tracescore score FILE...`: scores OTLP files without Kafka; one JSON line per score on stdout,
+ * problems on stderr. Resolves to 0 when every file was read and decoded (empty files and files
+ * without agent runs are warned about), 1 when some file could not be (the others are still scored).
+ */
+export async function scoreFiles(
+  files: string[],
+  config: TracescoreConfig,
+  options: ScoreFilesOptions = {},
+): Promise<number> {
   configureJudgeFromConfig(config)
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_MIB * 2 ** 20
   const spans: Span[] = []
   let failed = 0
   for (const file of files) {
-    try {
-      spans.push(...decodeOtlpFile(await readFile(file)))
-    } catch (error) {
-      failed++
-      console.error(`tracescore: ${file}: ${(error as Error).message}`)
-    }
+    const decoded = await readOtlpFile(file, maxBytes)
+    if (decoded === undefined) failed++
+    // One span at a time: spreading a file's spans into push() overflows the stack past ~125,000.
+    else for (const span of decoded) spans.push(span)
   }
   const sink = createJsonlSink()
+  let runs = 0
   for (const traceSpans of groupByTrace(spans).values()) {
-    const { records } = await scoreTrace(traceSpans, { scorers: config.scorers })
-    if (records.length > 0) await sink.deliver(records)
+    const scored = await scoreTrace(traceSpans, { scorers: config.scorers })
+    runs += scored.runs.length
+    if (scored.error) console.error(`tracescore: trace ${traceSpans[0]!.traceId}: ${scored.error}`)
+    if (scored.records.length > 0) await sink.deliver(scored.records)
   }
   await sink.close()
+  if (spans.length > 0 && runs === 0) {
+    console.error(
+      `tracescore: warning: no agent run in ${spans.length} span(s); agent runs are recognised in ` +
+        'Mastra, OpenTelemetry GenAI, AI SDK and OpenInference spans',
+    )
+  }
   return failed > 0 ? 1 : 0
+}
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory, not a file',
+  EACCES: 'permission denied',
+}
+
+/** Reads and decodes one file; reports a problem on stderr and resolves to undefined when it cannot. */
+async function readOtlpFile(file: string, maxBytes: number): Promise<Span[] | undefined> {
+  let bytes: Buffer
+  try {
+    bytes = await readBounded(file, maxBytes)
+  } catch (error) {
+    console.error(
+      `tracescore: ${file}: ${READ_ERRORS[(error as { code?: string }).code ?? ''] ?? (error as Error).message}`,
+    )
+    return undefined
+  }
+  if (bytes.length === 0) {
+    console.error(`tracescore: warning: ${file} is empty; nothing to score`)
+    return []
+  }
+  try {
+    const spans = decodeOtlpFile(bytes)
+    if (spans.length === 0) console.error(`tracescore: warning: ${file} holds no spans; nothing to score`)
+    return spans
+  } catch (error) {
+    // Whatever the decoder throws concerns this file only: the other files are still scored.
+    const message = (error as Error).message
+    const what = !(error instanceof OtlpDecodeError)
+      ? 'could not be decoded: '
+      : message.startsWith('not an OTLP')
+        ? ''
+        : 'not an OTLP trace file: '
+    console.error(
+      `tracescore: ${file}: ${what}${message}. Expected an OTLP ` +
+        "ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
+    )
+    return undefined
+  }
 }

@@ -91,3 +91,56 @@ describe('resolveConfig', () => {
     expect(error.message).not.toContain('12345')
   })
 })
+
+describe('resolveConfig on hostile config modules', () => {
+  it('turns a getter that throws into a ConfigError naming its key', () => {
+    const input = {
+      kafka: {
+        topic: 't',
+        get groupId(): string {
+          throw new Error('vault unreachable')
+        },
+      },
+    }
+    expect(() => resolveConfig(input, {})).toThrow(ConfigError)
+    expect(() => resolveConfig(input, {})).toThrow(
+      'kafka.groupId: reading this value threw: vault unreachable',
+    )
+  })
+
+  it('reports a scorer whose getters throw as not a scorer, naming the key', () => {
+    const scorer = {
+      get id(): string {
+        throw new Error('no id')
+      },
+      run: async () => ({ score: 1 }),
+    }
+    expect(() => resolveConfig({ scorers: { s: { scorer } } }, {})).toThrow(
+      /scorers\.s\.scorer: expected a scorer/,
+    )
+  })
+
+  it('keeps scorers as they are (not copies), and copies plain sections', () => {
+    const scorer = { id: 's', run: async () => ({ score: 1 }) }
+    const input = { scorers: { s: { scorer } } }
+    expect(resolveConfig(input, {}).scorers.s!.scorer).toBe(scorer)
+  })
+
+  it('rejects sink URLs with a password without repeating it', () => {
+    let message = ''
+    try {
+      resolveConfig(
+        {
+          sinks: {
+            langfuse: { url: 'https://pk:hunter2@cloud.langfuse.com', publicKey: 'p', secretKey: 's' },
+          },
+        },
+        {},
+      )
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain('sinks.langfuse.url: a user name or password in the URL is not accepted')
+    expect(message).not.toContain('hunter2')
+  })
+})

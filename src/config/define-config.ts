@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from './config-error.ts'
 import { applyEnvOverrides, ENV_OVERRIDES } from './env.ts'
+import { readConfigInput } from './read-config-input.ts'
 import { configSchema, type TracescoreConfig, type TracescoreConfigInput } from './schema.ts'
 
 /** Identity helper that types a configuration module: `export default defineConfig({...})`. */
@@ -16,7 +17,7 @@ export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.e
   if (typeof input !== 'object' || input === null) {
     throw new ConfigError('invalid configuration: expected an object (export default defineConfig({...}))')
   }
-  const merged = applyEnvOverrides(input as Record<string, unknown>, env)
+  const merged = applyEnvOverrides(readConfigInput(input), env)
   const parsed = configSchema.safeParse(merged)
   if (parsed.success) return parsed.data
   const envByPath = new Map(Object.entries(ENV_OVERRIDES).map(([name, o]) => [o.path.join('.'), name]))

@@ -1,14 +1,28 @@
 import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
+import { httpUrlProblem } from './http-url.ts'
+
+/** An http(s) endpoint without user info (a password in a URL would reach logs and errors). */
+const httpUrl = z.string().superRefine((value, context) => {
+  const problem = httpUrlProblem(value)
+  if (problem) context.addIssue({ code: 'custom', message: problem })
+})
 
 /** Anything with an `id` and a `run(input)` method: a `createScorer` scorer or a Mastra one. */
 const scorerLike = z.custom<{ id: string; run: (input: any) => Promise<any> }>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { id?: unknown }).id === 'string' &&
-    typeof (value as { run?: unknown }).run === 'function',
+  (value) => {
+    try {
+      return (
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { id?: unknown }).id === 'string' &&
+        typeof (value as { run?: unknown }).run === 'function'
+      )
+    } catch {
+      return false // a getter that throws: reported as not a scorer, naming the key
+    }
+  },
   { message: 'expected a scorer: an object with a string `id` and a `run(input)` method' },
 )
 
@@ -23,7 +37,7 @@ const filter = z
     agentNames: z.array(z.string()).optional(),
     agentIds: z.array(z.string()).optional(),
     services: z.array(z.string()).optional(),
-    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference'])).optional(),
+    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference', 'traceloop'])).optional(),
     status: z.enum(['ok', 'error']).optional(),
     /** Predicate over the run; a throw counts as "no match" (fail closed). */
     where: z.custom<(run: any) => boolean>((v) => typeof v === 'function', 'expected a function').optional(),
@@ -41,6 +55,11 @@ const scorerEntry = z
       .optional(),
     /** Daily judge-token budget; when spent the scorer's runs are recorded as skipped for budget. */
     dailyTokenBudget: z.number().int().positive().optional(),
+    /**
+     * Fence the run's text (messages, tool arguments and results) with per-request nonce markers
+     * in the prompts of `createScorer` prompt steps, and name the markers to the judge. Default true.
+     */
+    fenceTraceContent: z.boolean().optional(),
     /** Redaction applied to the run before any judge sees it. */
     redact: z
       .object({
@@ -143,7 +162,7 @@ export const configSchema = z
             z.literal(false),
             z
               .object({
-                endpoint: z.string().url().optional(),
+                endpoint: httpUrl.optional(),
                 protocol: z.enum(['http/protobuf', 'http/json']).optional(),
                 headers: z.record(z.string(), z.string()).optional(),
                 timeoutMs: z.number().int().positive().optional(),
@@ -156,9 +175,9 @@ export const configSchema = z
           .object({ topic: z.string().min(1) })
           .strict()
           .optional(),
-        phoenix: z.object({ url: z.string().url(), apiKey: z.string().optional() }).strict().optional(),
+        phoenix: z.object({ url: httpUrl, apiKey: z.string().optional() }).strict().optional(),
         langfuse: z
-          .object({ url: z.string().url(), publicKey: z.string(), secretKey: z.string() })
+          .object({ url: httpUrl, publicKey: z.string(), secretKey: z.string() })
           .strict()
           .optional(),
         stdout: z.boolean().default(false),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
+import { spanFieldOffsets } from './span-field-offsets.ts'
 
 /** One OTLP protobuf export request of recorded agent traffic, and the trace ids it holds. */
 export interface TrafficSample {
@@ -11,8 +12,9 @@ export interface TrafficSample {
 }
 
 /**
- * Loads the OTLP protobuf traces recorded from real instrumentation libraries
- * (test/fixtures/data/<producer>/<scenario>.pb, made by scripts/fixtures/generate.ts).
+ * Loads the OTLP protobuf traces recorded from real instrumentation libraries from
+ * `<dataDir>/<producer>/<scenario>.pb`: test/fixtures/data (made by scripts/fixtures/generate.ts),
+ * or the demo's selection of it in dist/demo-data (copied by scripts/demo-data.ts at build time).
  */
 export function loadTrafficSamples(dataDir: string): TrafficSample[] {
   const samples: TrafficSample[] = []
@@ -29,18 +31,30 @@ export function loadTrafficSamples(dataDir: string): TrafficSample[] {
 }
 
 /**
- * A copy of a sample under fresh random trace ids, so each demo run produces new traces. The
- * ids are replaced byte for byte in the protobuf (16-byte fields keep their length, so the
- * message stays valid), which keeps the bytes exactly as the instrumentation serialized them.
+ * A copy of a sample under fresh random trace and span ids, so each replay produces new traces:
+ * backends key spans by span id (Phoenix keeps the first span it saw with an id, so a replay that
+ * reused span ids would lose its agent spans, and annotations would land on an older trace). Ids
+ * are replaced in place, consistently for span, parent and link ids (fixed-size fields keep their
+ * length, so the message stays valid and every other byte is as the instrumentation wrote it).
  */
-export function withFreshTraceIds(sample: TrafficSample): { payload: Buffer; traceIds: string[] } {
+export function withFreshIds(sample: TrafficSample): { payload: Buffer; traceIds: string[] } {
   const payload = Buffer.from(sample.payload)
-  const traceIds: string[] = []
-  for (const old of sample.traceIds) {
-    const from = Buffer.from(old, 'hex')
-    const to = randomBytes(16)
-    traceIds.push(to.toString('hex'))
-    for (let at = payload.indexOf(from); at !== -1; at = payload.indexOf(from, at + 16)) to.copy(payload, at)
+  const fresh = new Map<string, Buffer>()
+  const renew = (at: number | undefined, length: 8 | 16) => {
+    if (at === undefined || at < 0) return
+    const old = payload.toString('hex', at, at + length)
+    const id = fresh.get(old) ?? randomBytes(length)
+    fresh.set(old, id)
+    id.copy(payload, at)
   }
-  return { payload, traceIds }
+  for (const span of spanFieldOffsets(payload)) {
+    renew(span.traceId, 16)
+    renew(span.spanId, 8)
+    renew(span.parentSpanId, 8)
+    for (const link of span.links) {
+      renew(link.traceId, 16)
+      renew(link.spanId, 8)
+    }
+  }
+  return { payload, traceIds: sample.traceIds.map((id) => fresh.get(id)!.toString('hex')) }
 }

@@ -10,7 +10,7 @@
  * for one run. Judge usage, attempts and model calls per prompt step are in `result.judge`.
  */
 export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
-export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS } from './fence-untrusted.ts'
+export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS, withTraceContentFencing } from './fence-untrusted.ts'
 export * from './filter-run.ts'
 export {
   type GovernedJudgeModel,

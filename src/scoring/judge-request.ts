@@ -1,4 +1,5 @@
 import { generateText, type LanguageModelUsage, type ModelMessage, type OutputInterface } from 'ai'
+import { untrustedContentInstructions } from './fence-untrusted.ts'
 import {
   fallbackSchemaPlacement,
   injectSchema,
@@ -20,6 +21,11 @@ export interface JudgeRequest {
   /** The judge config after step overrides (instructions already checked). */
   judge: Partial<JudgeConfig> & { instructions: string }
   prompt: string
+  /**
+   * The nonce of the fence markers the prompt holds: the system message then names them
+   * (`untrustedContentInstructions`). Absent when the prompt holds no fenced content.
+   */
+  fenceNonce?: string
   /** Absent: the judge answers in plain text. */
   schema?: ResolvedOutputSchema
   runtime: JudgeRuntime
@@ -106,8 +112,11 @@ export async function requestJudge(request: JudgeRequest): Promise<JudgeResponse
   const { judge, schema, runtime, model } = request
   const telemetry: JudgeTelemetry = { attemptCount: 0, modelCallCount: 0, usage: {} }
   try {
+    const system = request.fenceNonce
+      ? `${judge.instructions}\n\n${untrustedContentInstructions(request.fenceNonce)}`
+      : judge.instructions
     let messages: JudgeMessage[] = [
-      { role: 'system', content: judge.instructions },
+      { role: 'system', content: system },
       { role: 'user', content: [{ type: 'text', text: request.prompt }] },
     ]
     for (const processor of judge.inputProcessors ?? []) {

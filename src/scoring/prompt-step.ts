@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { fenceRunContent } from './fence-run.ts'
+import { fenceMarkers, fencesTraceContent, newFenceNonce, withFenceNonce } from './fence-untrusted.ts'
 import { type JudgeConfig, mergeJudgeConfig, type StepJudgeConfig } from './judge-config.ts'
 import { resolveJudgeModel } from './judge-model.ts'
 import { JudgeFormatError, JudgeRequestError, requestJudge } from './judge-request.ts'
@@ -59,7 +61,14 @@ export async function executePromptStep(options: {
 }): Promise<PromptStepOutcome> {
   const { name, step, context, runtime } = options
   const startedAt = performance.now()
-  const prompt = await step.createPrompt(context)
+  // One nonce per judge request: trace content fenced with it (by the pipeline or by
+  // fenceUntrusted) cannot carry the closing marker the judge is told about.
+  const nonce = newFenceNonce()
+  const promptContext =
+    fencesTraceContent() && isItemWithRun(context)
+      ? { ...context, run: fenceRunContent(context.run, nonce) }
+      : context
+  const prompt = await withFenceNonce(nonce, () => step.createPrompt(promptContext))
   const judge = mergeJudgeConfig(options.scorerJudge, step.judge)
   if (!judge.model || !judge.instructions) {
     throw new ScorerConfigError(
@@ -75,6 +84,7 @@ export async function executePromptStep(options: {
       model,
       judge: { ...judge, instructions: judge.instructions },
       prompt,
+      ...(prompt.includes(fenceMarkers(nonce).close) ? { fenceNonce: nonce } : {}),
       schema: schemaFor(name, step),
       runtime,
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
@@ -125,6 +135,12 @@ export async function executePromptStep(options: {
           }
     throw new PromptStepError(cause, execution)
   }
+}
+
+function isItemWithRun(
+  context: Record<string, unknown>,
+): context is { run: { input?: unknown; output?: unknown } } {
+  return typeof context.run === 'object' && context.run !== null
 }
 
 /** A provider failure ends with `'error'` (as Mastra reports it); a format failure keeps the model's reason. */

@@ -1,8 +1,9 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
 import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
+import { withTraceContentFencing } from './fence-untrusted.ts'
 import { createRedactor, redactDeep } from './redact.ts'
 import { isSampled } from './sampling.ts'
-import type { TokenBudget } from './token-budget.ts'
+import type { BudgetReservation, TokenBudget } from './token-budget.ts'
 
 /** What happened to one (agent run, scorer) pair. */
 export type DecisionOutcome =
@@ -90,78 +91,120 @@ export function runIdOf(run: AgentRun): string {
 /**
  * Runs every registered scorer that applies to the run and returns one decision per scorer:
  * filter first (fail closed), then the always-score rules, then deterministic sampling, then
- * the daily token budget; a scorer that throws gives a `failed` decision with an error record.
+ * the daily token budget. Never rejects: whatever throws for one scorer (the scorer, its
+ * redaction, a filter, a getter of the entry) gives that scorer a `failed` decision with an
+ * error record, so one run or one scorer can never stall a partition or a command.
  */
 export async function scoreRun(
   run: AgentRun,
   entries: Record<string, ScorerEntry>,
   deps: RegistryDeps = {},
 ): Promise<Decision[]> {
-  const now = deps.now ?? Date.now
-  return Promise.all(
-    Object.entries(entries).map(async ([name, entry]): Promise<Decision> => {
-      const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
-      if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
-      if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
-        return { ...base, outcome: 'sampled-out' }
-      const reservation = deps.budget ? await deps.budget.reserve(name) : null
-      if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
+  return Promise.all(Object.entries(entries).map(([name, entry]) => decide(run, name, entry, deps)))
+}
 
-      const scorer = entry.scorer as { id: string; name?: string; run: (input: any) => Promise<any> }
-      const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
-      const samplingRate = entry.sampling?.type === 'ratio' ? entry.sampling.rate : 1
-      const record: ScoreRecord = {
-        traceId: run.traceId,
-        spanId: run.spanId,
-        runId: runIdOf(run),
-        agentName: run.agentName,
-        agentId: run.agentId,
-        scorerId: scorer.id,
-        scorerName: scorer.name ?? scorer.id,
-        scorerKind: 'code',
-        samplingRate,
-        timestampMs: 0,
-        ...(run.incomplete ? { incomplete: true } : {}),
-      }
-      try {
-        const result = await scorer.run({
-          runId: record.runId,
-          input: visible.input,
-          output: visible.output,
-          requestContext: visible.requestContext,
-        })
-        record.timestampMs = now()
-        const judge = judgeUsageOf(result)
-        if (judge) {
-          record.judge = judge
-          record.scorerKind = 'llm'
-        }
-        if (result?.notScorable !== undefined) {
-          const reason = result.notScorable?.reason
-          return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}) }
-        }
-        if (typeof result?.score !== 'number' || !Number.isFinite(result.score)) {
-          throw new TypeError(
-            `scorer ${scorer.id} returned a non-numeric score: ${JSON.stringify(result?.score)}`,
-          )
-        }
-        record.score = result.score
-        if (typeof result.reason === 'string') record.reason = result.reason
-        if (typeof result.label === 'string') record.label = result.label
-        return { ...base, outcome: 'scored', record }
-      } catch (error) {
-        const err = error as Error
-        record.timestampMs = now()
-        const partialJudge = judgeUsageOf((error as { result?: unknown }).result)
-        if (partialJudge) {
-          record.judge = partialJudge
-          record.scorerKind = 'llm'
-        }
-        record.error = { type: err?.name ?? 'Error', message: err?.message ?? String(error) }
-        return { ...base, outcome: 'failed', record }
-      } finally {
-        deps.budget?.settle(reservation, record.judge?.totalTokens ?? 0)
-      }
-    }),
-  )
+type AnyScorer = { id: string; name?: string; run: (input: any) => Promise<any> }
+
+/** The decision for one (run, scorer) pair. */
+async function decide(
+  run: AgentRun,
+  name: string,
+  entry: ScorerEntry,
+  deps: RegistryDeps,
+): Promise<Decision> {
+  const now = deps.now ?? Date.now
+  const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
+  let reservation: BudgetReservation | null | undefined = null
+  let record: ScoreRecord | undefined
+  try {
+    if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
+    if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
+      return { ...base, outcome: 'sampled-out' }
+    reservation = deps.budget ? await deps.budget.reserve(name) : null
+    if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
+
+    const scorer = entry.scorer as AnyScorer
+    record = newRecord(run, name, entry)
+    const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
+    const result = await withTraceContentFencing(entry.fenceTraceContent !== false, () =>
+      scorer.run({
+        runId: record!.runId,
+        input: visible.input,
+        output: visible.output,
+        requestContext: visible.requestContext,
+      }),
+    )
+    record.timestampMs = now()
+    const judge = judgeUsageOf(result)
+    if (judge) {
+      record.judge = judge
+      record.scorerKind = 'llm'
+    }
+    if (result?.notScorable !== undefined) {
+      const reason = result.notScorable?.reason
+      return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}) }
+    }
+    if (typeof result?.score !== 'number' || !Number.isFinite(result.score)) {
+      throw new TypeError(
+        `scorer ${record.scorerId} returned a non-numeric score: ${JSON.stringify(result?.score)}`,
+      )
+    }
+    record.score = result.score
+    if (typeof result.reason === 'string') record.reason = result.reason
+    if (typeof result.label === 'string') record.label = result.label
+    return { ...base, outcome: 'scored', record }
+  } catch (error) {
+    record ??= newRecord(run, name, entry)
+    record.timestampMs = now()
+    const partialJudge = judgeUsageOf(readSafely(() => (error as { result?: unknown }).result))
+    if (partialJudge) {
+      record.judge = partialJudge
+      record.scorerKind = 'llm'
+    }
+    record.error = describeError(error)
+    return { ...base, outcome: 'failed', record }
+  } finally {
+    deps.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
+  }
+}
+
+/** The score record of a (run, scorer) pair before scoring; the scorer's id and name read without trusting its getters. */
+function newRecord(run: AgentRun, name: string, entry: ScorerEntry): ScoreRecord {
+  const scorer = readSafely(() => entry.scorer as AnyScorer)
+  const id = readSafely(() => scorer?.id)
+  const scorerId = typeof id === 'string' ? id : name
+  const scorerName = readSafely(() => scorer?.name)
+  const sampling = readSafely(() => entry.sampling)
+  return {
+    traceId: run.traceId,
+    spanId: run.spanId,
+    runId: runIdOf(run),
+    agentName: run.agentName,
+    agentId: run.agentId,
+    scorerId,
+    scorerName: typeof scorerName === 'string' ? scorerName : scorerId,
+    scorerKind: 'code',
+    samplingRate: sampling?.type === 'ratio' ? sampling.rate : 1,
+    timestampMs: 0,
+    ...(run.incomplete ? { incomplete: true } : {}),
+  }
+}
+
+/** The error record of a failed scoring: its type and message, whatever was thrown. */
+function describeError(error: unknown): { type: string; message: string } {
+  const name = readSafely(() => (error as Error | undefined)?.name)
+  const message = readSafely(() => (error as Error | undefined)?.message)
+  return {
+    type: typeof name === 'string' && name ? name : 'Error',
+    message: typeof message === 'string' ? message : (readSafely(() => String(error)) ?? 'unknown error'),
+  }
+}
+
+/** A value read from user-supplied objects, or undefined when reading it throws. */
+function readSafely<T>(read: () => T): T | undefined {
+  try {
+    return read()
+  } catch {
+    return undefined
+  }
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ConfigError } from '../config/config-error.ts'
 import { langfuseScoreId, toLangfuseScore } from './langfuse-score.ts'
 import { createLangfuseScoreSink } from './langfuse-score-sink.ts'
 import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
@@ -109,10 +110,17 @@ describe('createLangfuseScoreSink', () => {
     expect(sink.stats()).toEqual({ delivered: 3, failed: 0, retries: 1, skipped: 0 })
   })
 
-  it('refuses to start without keys, naming the key', () => {
-    expect(() => createLangfuseScoreSink({ env: {} })).toThrow(/langfuse\.publicKey/)
+  it('refuses to start without keys, or with credentials in the URL, as configuration errors naming the key', () => {
+    expect(() => createLangfuseScoreSink({ env: {} })).toThrow(ConfigError)
+    expect(() => createLangfuseScoreSink({ env: {} })).toThrow(/^sinks\.langfuse\.publicKey: /)
     expect(() => createLangfuseScoreSink({ env: { LANGFUSE_PUBLIC_KEY: 'pk' } })).toThrow(
-      /langfuse\.secretKey/,
+      /^sinks\.langfuse\.secretKey: .*LANGFUSE_SECRET_KEY/,
+    )
+    const keys = { LANGFUSE_PUBLIC_KEY: 'pk', LANGFUSE_SECRET_KEY: 'sk' }
+    expect(() =>
+      createLangfuseScoreSink({ env: { ...keys, LANGFUSE_HOST: 'https://pk:hunter2@langfuse.example' } }),
+    ).toThrow(
+      /^LANGFUSE_HOST: a user name or password in the URL is not accepted.*https:\/\/\*\*\*@langfuse\.example/,
     )
   })
 })

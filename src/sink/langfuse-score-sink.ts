@@ -1,3 +1,5 @@
+import { ConfigError } from '../config/config-error.ts'
+import { checkHttpUrl } from '../config/http-url.ts'
 import { postJson } from './http-json.ts'
 import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
 import type { RetryOptions } from './retry-policy.ts'
@@ -24,6 +26,11 @@ export interface LangfuseScoreSinkConfig extends RetryOptions {
   env?: Record<string, string | undefined>
 }
 
+function missingKey(key: string, variable: string): never {
+  const message = `expected a key (or ${variable}), got nothing`
+  throw new ConfigError(`${key}: ${message}`, [{ key, message }])
+}
+
 /**
  * Writes each score to Langfuse (`POST /api/public/scores`, Basic auth), attached to the trace
  * and to the agent-run observation (Langfuse ids are the OTel ids). Each score has a
@@ -32,13 +39,18 @@ export interface LangfuseScoreSinkConfig extends RetryOptions {
  */
 export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): CountingSink {
   const env = config.env ?? process.env
-  const baseUrl = (config.url ?? env.LANGFUSE_BASE_URL ?? env.LANGFUSE_HOST ?? 'https://cloud.langfuse.com')
-    .trim()
-    .replace(/\/+$/, '')
+  const baseUrl = checkHttpUrl(
+    config.url !== undefined
+      ? 'sinks.langfuse.url'
+      : env.LANGFUSE_BASE_URL
+        ? 'LANGFUSE_BASE_URL'
+        : 'LANGFUSE_HOST',
+    (config.url ?? env.LANGFUSE_BASE_URL ?? env.LANGFUSE_HOST ?? 'https://cloud.langfuse.com').trim(),
+  ).replace(/\/+$/, '')
   const publicKey = config.publicKey ?? env.LANGFUSE_PUBLIC_KEY
   const secretKey = config.secretKey ?? env.LANGFUSE_SECRET_KEY
-  if (!publicKey) throw new Error('langfuse.publicKey: expected a key (or LANGFUSE_PUBLIC_KEY), got nothing')
-  if (!secretKey) throw new Error('langfuse.secretKey: expected a key (or LANGFUSE_SECRET_KEY), got nothing')
+  if (!publicKey) missingKey('sinks.langfuse.publicKey', 'LANGFUSE_PUBLIC_KEY')
+  if (!secretKey) missingKey('sinks.langfuse.secretKey', 'LANGFUSE_SECRET_KEY')
   const url = `${baseUrl}/api/public/scores`
   const headers = { authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}` }
   const options = {

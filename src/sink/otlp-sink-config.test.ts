@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConfigError } from '../config/config-error.ts'
 import { resolveOtlpSinkConfig } from './otlp-sink-config.ts'
 
 describe('resolveOtlpSinkConfig', () => {
@@ -51,5 +52,44 @@ describe('resolveOtlpSinkConfig', () => {
     expect(() => resolveOtlpSinkConfig({}, { OTEL_EXPORTER_OTLP_TIMEOUT: 'soon' })).toThrow(/TIMEOUT/)
     expect(() => resolveOtlpSinkConfig({}, { OTEL_EXPORTER_OTLP_COMPRESSION: 'zstd' })).toThrow(/COMPRESSION/)
     expect(() => resolveOtlpSinkConfig({ endpoint: 'phoenix:6006' }, {})).toThrow(/endpoint/)
+  })
+})
+
+describe('resolveOtlpSinkConfig errors', () => {
+  it('are configuration errors naming the variable that supplied the value', () => {
+    const error = (() => {
+      try {
+        resolveOtlpSinkConfig({}, { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'zstd' })
+      } catch (caught) {
+        return caught
+      }
+    })()
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as ConfigError).message).toBe(
+      'OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: expected gzip or none, got zstd',
+    )
+    expect(() => resolveOtlpSinkConfig({ protocol: 'grpc' as never }, {})).toThrow(/^sinks\.otlp\.protocol: /)
+  })
+
+  it('rejects an endpoint with a user name or password without showing the password', () => {
+    for (const [config, env, key] of [
+      [{ endpoint: 'https://user:hunter2@collector:4318/v1/traces' }, {}, 'sinks.otlp.endpoint'],
+      [
+        {},
+        { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://user:hunter2@collector:4318/v1/traces' },
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      ],
+      [{}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://hunter2@collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    ] as const) {
+      let message = ''
+      try {
+        resolveOtlpSinkConfig(config, env)
+      } catch (caught) {
+        message = (caught as Error).message
+      }
+      expect(message).toMatch(new RegExp(`^${key}: a user name or password in the URL is not accepted`))
+      expect(message).toContain('***@collector:4318')
+      expect(message).not.toContain('hunter2')
+    }
   })
 })

@@ -1,4 +1,6 @@
 import type { Attributes } from '@opentelemetry/api'
+import { ConfigError } from '../config/config-error.ts'
+import { checkHttpUrl } from '../config/http-url.ts'
 import type { RetryOptions } from './retry-policy.ts'
 import type { PassThreshold } from './score-attributes.ts'
 
@@ -40,74 +42,96 @@ const defaultEndpoint = 'http://localhost:4318/v1/traces'
 /**
  * Merges the config with the standard exporter variables, in the precedence the OTel spec
  * gives: config, then `OTEL_EXPORTER_OTLP_TRACES_*`, then `OTEL_EXPORTER_OTLP_*` (whose endpoint
- * gets `/v1/traces` appended), then defaults. Throws naming the key when a value is invalid.
+ * gets `/v1/traces` appended), then defaults. Throws a ConfigError naming the config key or the
+ * variable that supplied an invalid value.
  */
 export function resolveOtlpSinkConfig(
   config: OtlpSinkConfig = {},
   env: Record<string, string | undefined> = config.env ?? process.env,
 ): ResolvedOtlpSinkConfig {
-  const read = (key: string): string | undefined => {
-    const value = env[`OTEL_EXPORTER_OTLP_TRACES_${key}`] ?? env[`OTEL_EXPORTER_OTLP_${key}`]
-    return value?.trim() ? value.trim() : undefined
+  const read = (key: string): Setting<string> | undefined => {
+    for (const name of [`OTEL_EXPORTER_OTLP_TRACES_${key}`, `OTEL_EXPORTER_OTLP_${key}`]) {
+      const value = env[name]?.trim()
+      if (value) return { value, source: name }
+    }
+    return undefined
   }
-  const endpoint = config.endpoint ?? envEndpoint(env) ?? defaultEndpoint
-  checkUrl('endpoint', endpoint)
+  const pick = <T>(key: keyof OtlpSinkConfig, envKey: string): Setting<T | string> | undefined =>
+    config[key] !== undefined ? { value: config[key] as T, source: `sinks.otlp.${key}` } : read(envKey)
 
-  const protocol = config.protocol ?? read('PROTOCOL') ?? 'http/protobuf'
-  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new Error(
-      `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: expected http/protobuf or http/json, got ${protocol}`,
+  const endpoint = endpointSetting(config, env) ?? { value: defaultEndpoint, source: 'endpoint' }
+  checkHttpUrl(endpoint.source, endpoint.value)
+
+  const protocol = pick<OtlpProtocol>('protocol', 'PROTOCOL') ?? { value: 'http/protobuf', source: '' }
+  if (protocol.value !== 'http/protobuf' && protocol.value !== 'http/json') {
+    invalid(
+      protocol.source,
+      `expected http/protobuf or http/json (gRPC is not supported), got ${protocol.value}`,
     )
   }
 
-  const rawTimeout = read('TIMEOUT')
-  const timeoutMs = config.timeoutMs ?? (rawTimeout === undefined ? 10_000 : Number(rawTimeout))
+  const timeout = pick<number>('timeoutMs', 'TIMEOUT') ?? { value: 10_000, source: '' }
+  const timeoutMs = Number(timeout.value)
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new Error(
-      `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: expected milliseconds > 0, got ${rawTimeout ?? timeoutMs}`,
-    )
+    invalid(timeout.source, `expected milliseconds > 0, got ${timeout.value}`)
   }
 
-  const compression = config.compression ?? read('COMPRESSION') ?? 'none'
-  if (compression !== 'gzip' && compression !== 'none') {
-    throw new Error(`OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: expected gzip or none, got ${compression}`)
+  const compression = pick<string>('compression', 'COMPRESSION') ?? { value: 'none', source: '' }
+  if (compression.value !== 'gzip' && compression.value !== 'none') {
+    invalid(compression.source, `expected gzip or none, got ${compression.value}`)
   }
 
   const headers = {
-    ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
-    ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),
     ...config.headers,
   }
-  return { endpoint, protocol, headers, timeoutMs, compression }
+  return {
+    endpoint: endpoint.value,
+    protocol: protocol.value as OtlpProtocol,
+    headers,
+    timeoutMs,
+    compression: compression.value as 'gzip' | 'none',
+  }
 }
 
-function envEndpoint(env: Record<string, string | undefined>): string | undefined {
+/** A value and where it came from (a config key or an environment variable). */
+interface Setting<T> {
+  value: T
+  source: string
+}
+
+function invalid(key: string, problem: string): never {
+  throw new ConfigError(`${key}: ${problem}`, [{ key, message: problem }])
+}
+
+function endpointSetting(
+  config: OtlpSinkConfig,
+  env: Record<string, string | undefined>,
+): Setting<string> | undefined {
+  if (config.endpoint !== undefined) return { value: config.endpoint, source: 'sinks.otlp.endpoint' }
   const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
-  if (specific) return specific
+  if (specific) return { value: specific, source: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' }
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
   if (!base) return undefined
-  return `${base.endsWith('/') ? base : `${base}/`}v1/traces`
-}
-
-function checkUrl(key: string, value: string): void {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new Error(`${key}: expected an http(s) URL, got ${value}`)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`${key}: expected an http(s) URL, got ${value}`)
+  return {
+    value: `${base.endsWith('/') ? base : `${base}/`}v1/traces`,
+    source: 'OTEL_EXPORTER_OTLP_ENDPOINT',
   }
 }
 
-/** Parses the W3C-baggage-like `key=value,key2=value2` header list of the OTLP variables. */
-function parseHeaders(raw: string | undefined): Record<string, string> {
+/** Parses the W3C-baggage-like `key=value,key2=value2` header list of an OTLP variable. */
+function parseHeaders(env: Record<string, string | undefined>, name: string): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const pair of raw?.split(',') ?? []) {
+  for (const pair of env[name]?.split(',') ?? []) {
     const at = pair.indexOf('=')
     if (at <= 0) continue
-    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim())
+    try {
+      headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim())
+    } catch {
+      // The value is not shown: headers carry secrets.
+      invalid(name, 'expected key=value pairs separated by commas, with %-escapes that decode')
+    }
   }
   return headers
 }

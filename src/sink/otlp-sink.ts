@@ -1,12 +1,11 @@
 import { ExportResultCode } from '@opentelemetry/core'
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
-import { OTLPTraceExporter as ProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
 import { type OtlpSinkConfig, resolveOtlpSinkConfig } from './otlp-sink-config.ts'
 import type { RetryOptions } from './retry-policy.ts'
 import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreSpanResource, toScoreSpan } from './score-span.ts'
+import { createScoreSpanExporter } from './score-span-exporter.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
@@ -54,15 +53,9 @@ export function createOtlpSinkWithExporter(
   }
 }
 
-/** The OTLP/HTTP exporter for a resolved config: JSON or protobuf by protocol. */
+/** The OTLP/HTTP exporter for a resolved config: JSON or protobuf by protocol, score values as doubles. */
 export function createOtlpExporter(config: ResolvedOtlpSinkConfig): SpanExporter {
-  const options = {
-    url: config.endpoint,
-    headers: config.headers,
-    timeoutMillis: config.timeoutMs,
-    compression: config.compression,
-  } as ConstructorParameters<typeof JsonTraceExporter>[0]
-  return config.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtoTraceExporter(options)
+  return createScoreSpanExporter(config)
 }
 
 function exportSpans(exporter: SpanExporter, spans: ReadableSpan[]): Promise<void> {

@@ -13,6 +13,15 @@ beforeEach(async () => {
 afterEach(() => server.close())
 
 describe('createPhoenixAnnotationSink', () => {
+  it('refuses a URL with a user name or password, naming the key and hiding the password', () => {
+    expect(() => createPhoenixAnnotationSink({ url: 'http://admin:hunter2@phoenix:6006' })).toThrow(
+      'sinks.phoenix.url: a user name or password in the URL is not accepted (it would appear in logs and errors), got http://***@phoenix:6006',
+    )
+    expect(() =>
+      createPhoenixAnnotationSink({ env: { PHOENIX_HOST: 'http://admin:hunter2@phoenix:6006' } }),
+    ).toThrow(/^PHOENIX_HOST: /)
+  })
+
   it('posts span annotations on the agent span, upserted by scorer id', async () => {
     const sink = createPhoenixAnnotationSink({
       url: `${server.baseUrl}/`,

@@ -1,3 +1,4 @@
+import { checkHttpUrl } from '../config/http-url.ts'
 import { HttpStatusError, postJson } from './http-json.ts'
 import { toPhoenixAnnotation } from './phoenix-annotation.ts'
 import type { RetryOptions } from './retry-policy.ts'
@@ -30,7 +31,10 @@ export interface PhoenixAnnotationSinkConfig extends RetryOptions {
 export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig = {}): CountingSink {
   const env = config.env ?? process.env
   const envHost = env.PHOENIX_HOST?.startsWith('http') ? env.PHOENIX_HOST : undefined
-  const baseUrl = (config.url ?? envHost ?? 'http://localhost:6006').replace(/\/+$/, '')
+  const baseUrl = checkHttpUrl(
+    config.url !== undefined ? 'sinks.phoenix.url' : 'PHOENIX_HOST',
+    config.url ?? envHost ?? 'http://localhost:6006',
+  ).replace(/\/+$/, '')
   const url = `${baseUrl}/v1/span_annotations?sync=true`
   const apiKey = config.apiKey ?? env.PHOENIX_API_KEY
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }

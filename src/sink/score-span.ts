@@ -23,6 +23,14 @@ export function scoreSpanResource(extra: Attributes = {}): Resource {
   })
 }
 
+/**
+ * Attributes of the link to the agent span. The link duplicates the parent, and Jaeger's OTLP
+ * translator merges such a link into the parent reference, taking the link's type: without
+ * `opentracing.ref_type=child_of` (semconv's compatibility attribute) the score span would become
+ * FOLLOWS_FROM the agent span in Jaeger instead of its CHILD_OF.
+ */
+export const agentSpanLinkAttributes: Attributes = { 'opentracing.ref_type': 'child_of' }
+
 /** The instrumentation scope of score spans. */
 export const scoreSpanScope: InstrumentationScope = { name: 'tracescore', version: tracescoreVersion }
 
@@ -68,7 +76,7 @@ export function toScoreSpan(
       ? { code: SpanStatusCode.ERROR, message: record.error.message }
       : { code: SpanStatusCode.UNSET },
     attributes: scoreSpanAttributes(record, passThreshold),
-    links: [{ context: agentSpan }],
+    links: [{ context: agentSpan, attributes: agentSpanLinkAttributes }],
     events: [{ name: evaluationResultEvent, time, attributes: evaluationAttributes(record, passThreshold) }],
     resource,
     instrumentationScope: scoreSpanScope,

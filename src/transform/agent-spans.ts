@@ -1,12 +1,12 @@
 import type { Span } from '../model/index.ts'
-import { spanRole } from './detect-convention.ts'
-import { readString } from './read-attribute.ts'
-import { buildSpanTree, byStart, type SpanTree } from './span-tree.ts'
+import { readerFor, spanRole } from './detect-convention.ts'
+import { Notes } from './notes.ts'
+import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
 
 /**
  * Whether a span may be the span of one agent run (a turn of one agent), in any known
- * convention. True for every agent span; an OpenInference root `CHAIN` is a candidate that
- * `findAgentSpans` confirms with the rest of its trace.
+ * convention. True for every agent span; conventions whose runs need the trace to be known (a
+ * graph's outermost chain, a workflow wrapper) give candidates that `findAgentSpans` confirms.
  */
 export function isAgentRunSpan(span: Span): boolean {
   return spanRole(span) === 'agent'
@@ -20,35 +20,65 @@ export function findAgentSpans(spans: readonly Span[]): Span[] {
     if (list) list.push(span)
     else byTrace.set(span.traceId, [span])
   }
-  return [...byTrace.values()].flatMap((trace) => agentSpansOf(buildSpanTree(trace))).sort(byStart)
+  return [...byTrace.values()].flatMap((trace) => findRuns(buildSpanTree(trace)).runs).sort(byStart)
+}
+
+/** The runs of one trace and the spans that head them. */
+export interface TraceRuns {
+  /** Run spans, earliest first. */
+  runs: Span[]
+  /** Spans that head a part of a run, by span id: each run span and its continuations. */
+  runOf: Map<string, Span>
+  /** The continuations of each run (later agents of a handoff chain), by run span id. */
+  continuations: Map<string, Span[]>
 }
 
 /**
- * The agent-run spans of one trace, earliest first. An OpenInference root chain is a run only
- * when it calls a model and holds no agent span itself (otherwise its agents are the runs).
+ * The runs of one trace: every agent-span candidate its convention confirms, minus the spans
+ * that continue another run (a handoff chain is one run) and minus wrappers. A wrapper is an
+ * agent span that records no messages and makes no model or tool call of its own but holds runs
+ * (a workflow or runner span around one invocation): it would only be an empty copy of them.
  */
-export function agentSpansOf(tree: SpanTree): Span[] {
-  return [...tree.byId.values()]
-    .filter((span) => isAgentRunSpan(span) && (!isRootChain(span) || chainActsAsAgent(tree, span)))
-    .sort(byStart)
-}
-
-function isRootChain(span: Span): boolean {
-  return readString(span.attributes, 'openinference.span.kind')?.toUpperCase() === 'CHAIN'
-}
-
-function chainActsAsAgent(tree: SpanTree, chain: Span): boolean {
-  let callsModel = false
-  const seen = new Set<string>([chain.spanId])
-  const stack = [...tree.children(chain.spanId)]
-  while (stack.length > 0) {
-    const span = stack.pop()!
-    if (seen.has(span.spanId)) continue
-    seen.add(span.spanId)
-    const role = spanRole(span)
-    if (role === 'agent') return false
-    if (role === 'model') callsModel = true
-    for (const child of tree.children(span.spanId)) stack.push(child)
+export function findRuns(tree: SpanTree): TraceRuns {
+  const confirmed: Span[] = []
+  for (const span of tree.byId.values()) {
+    const reader = readerFor(span)
+    if (!isAgentRunSpan(span)) {
+      if (reader?.headsRun?.(span, tree)) confirmed.push(span)
+      continue
+    }
+    if (!reader?.confirmRun || reader.confirmRun(span, tree)) confirmed.push(span)
   }
-  return callsModel
+  confirmed.sort(byStart)
+  const runOf = new Map<string, Span>()
+  const continuations = new Map<string, Span[]>()
+  for (const run of confirmed) {
+    if (runOf.has(run.spanId)) continue
+    runOf.set(run.spanId, run)
+    const later = readerFor(run)?.runContinuations?.(run, tree) ?? []
+    const own = later.filter((span) => span !== run && !runOf.has(span.spanId))
+    for (const span of own) runOf.set(span.spanId, run)
+    if (own.length > 0) continuations.set(run.spanId, own)
+  }
+  const runs = confirmed.filter((run) => runOf.get(run.spanId) === run && !isWrapper(tree, run, runOf))
+  const kept = new Set(runs)
+  for (const [id, run] of runOf) if (!kept.has(run)) runOf.delete(id)
+  return { runs, runOf, continuations }
+}
+
+/** Whether a run span only wraps other runs: no model or tool call of its own, no messages, and runs under it. */
+function isWrapper(tree: SpanTree, run: Span, runOf: ReadonlyMap<string, Span>): boolean {
+  let holdsRuns = false
+  const worksItself = walkBelow(tree, run, (span) => {
+    if (runOf.has(span.spanId)) {
+      holdsRuns = true
+      return 'skip'
+    }
+    const role = spanRole(span)
+    return role === 'model' || role === 'tool' ? 'stop' : undefined
+  })
+  if (worksItself || !holdsRuns) return false
+  const reader = readerFor(run)
+  const silent = new Notes()
+  return !reader?.agentInput(run, silent) && !reader?.agentOutput(run, silent)
 }

@@ -39,12 +39,7 @@ export function splitConversation(
   if (!instructions && !firstPrompt) notes.add('system instructions not recorded (no model call prompt)')
 
   const system =
-    instructions && instructions.length > 0
-      ? instructions
-      : [...(agentInput ?? []), ...(firstPrompt ?? [])]
-          .filter((message) => message.role === 'system')
-          .map(messageText)
-          .filter((text, index, all) => text.length > 0 && all.indexOf(text) === index)
+    instructions && instructions.length > 0 ? instructions : systemTexts([agentInput, firstPrompt])
 
   let last = messages.length - 1
   while (last >= 0 && messages[last]!.role !== 'user') last--
@@ -55,4 +50,17 @@ export function splitConversation(
   let first = last
   while (first > 0 && messages[first - 1]!.role === 'user') first--
   return { system, input: messages.slice(first, last + 1), remembered: messages.slice(0, first) }
+}
+
+/** The distinct non-empty texts of the system messages, first occurrence first (one pass, a Set). */
+function systemTexts(lists: readonly (ChatMessage[] | undefined)[]): string[] {
+  const texts = new Set<string>()
+  for (const list of lists) {
+    for (const message of list ?? []) {
+      if (message.role !== 'system') continue
+      const text = messageText(message)
+      if (text.length > 0) texts.add(text)
+    }
+  }
+  return [...texts]
 }

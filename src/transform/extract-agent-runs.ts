@@ -1,15 +1,20 @@
 import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
-import { agentSpansOf } from './agent-spans.ts'
+import { findRuns } from './agent-spans.ts'
+import type { ChatMessage } from './chat-message.ts'
+import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor } from './detect-convention.ts'
+import { lostAgentRuns } from './lost-agent-runs.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
 import { Notes } from './notes.ts'
+import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
 import { pickFinalText, runFailed } from './run-outcome.ts'
-import { collectRunSpans, enclosingAgent } from './run-spans.ts'
+import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
+import { stepTexts } from './step-texts.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
 /**
@@ -29,18 +34,46 @@ export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
 
 function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
   const tree = buildSpanTree(spans)
-  const agents = agentSpansOf(tree)
-  if (agents.length === 0) return []
-  const runIds = new Set(agents.map((agent) => agent.spanId))
-  const isRun = (span: Span) => runIds.has(span.spanId)
+  const { runs: agents, runOf, continuations } = findRuns(tree)
   const adopted = adoptOrphans(tree, agents)
-  return agents.map((agent) => {
+  const lost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
+  const parents = parentRuns(tree, agents, runOf)
+  const runs = agents.map((agent) => {
     try {
-      return buildRun(tree, agent, adopted.get(agent.spanId) ?? [], isRun)
+      return buildRun(tree, agent, {
+        // Its continuations (a handoff chain's later agents) and orphans it adopted by time.
+        extraRoots: [...(continuations.get(agent.spanId) ?? []), ...(adopted.get(agent.spanId) ?? [])],
+        adopted: adopted.get(agent.spanId) ?? [],
+        parentRun: parents.get(agent.spanId),
+        // Spans that head another run (nested runs, their continuations) are cut out of this one.
+        isRun: (span) => {
+          const owner = runOf.get(span.spanId)
+          return owner !== undefined && owner !== agent
+        },
+      })
     } catch (error) {
       return bareRun(agent, error)
     }
   })
+  for (const { agent, roots, reader } of lost) {
+    try {
+      runs.push(
+        buildRun(tree, agent, {
+          extraRoots: roots,
+          adopted: [],
+          parentRun: undefined,
+          isRun: (span) => runOf.has(span.spanId),
+          reader,
+        }),
+      )
+    } catch (error) {
+      runs.push(bareRun(agent, error))
+    }
+  }
+  // Runs whose agent span is missing join the others in start order.
+  return lost.length === 0
+    ? runs
+    : runs.sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
 }
 
 /**
@@ -63,14 +96,28 @@ function bareRun(agent: Span, error: unknown): AgentRun {
   }
 }
 
+/** Where a run sits in its trace: spans adopted by time, the run that called it, and which spans are runs. */
+interface RunPlace {
+  /** Subtrees outside the agent span's that belong to the run. */
+  extraRoots: readonly Span[]
+  adopted: readonly Span[]
+  parentRun: Span | undefined
+  isRun: (span: Span) => boolean
+  /** The reader of a run whose agent span is missing (a stand-in span has no convention of its own). */
+  reader?: ConventionReader
+}
+
 function buildRun(
   tree: SpanTree,
   agent: Span,
-  adopted: readonly Span[],
-  isRun: (span: Span) => boolean,
+  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent)! }: RunPlace,
 ): AgentRun {
-  const reader = readerFor(agent)!
   const notes = new Notes()
+  if (!tree.byId.has(agent.spanId)) {
+    notes.add(
+      `agent span ${agent.spanId} is missing; the run is rebuilt from the ${extraRoots.length} span(s) under it`,
+    )
+  }
   if (agent.parentSpanId && !tree.byId.has(agent.parentSpanId)) {
     notes.add(`parent span ${agent.parentSpanId} of the agent span is missing`)
   }
@@ -88,22 +135,33 @@ function buildRun(
   }
 
   const metadata = reader.metadata(agent, notes)
-  const identity = resolveIdentity(reader.identity(agent), metadata)
-  const runSpans = collectRunSpans(tree, agent, isRun, adopted)
+  // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
+  const recorded = tree.byId.has(agent.spanId)
+    ? reader.identity(agent)
+    : {
+        conversationId: extraRoots
+          .map((root) => readerFor(root)?.identity(root).conversationId)
+          .find(Boolean),
+      }
+  const identity = resolveIdentity(recorded, metadata)
+  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]
+  const unwrap = (prompt: ChatMessage[] | undefined) =>
+    prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const conversation = splitConversation(
     {
       instructions: reader.instructions(agent, notes),
       agentInput: reader.agentInput(agent, notes),
-      firstPrompt: firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined,
+      firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
     },
     notes,
   )
   // A run without model-call spans (a remote agent) may still report its tool calls itself.
   const toolCalls = collectToolCalls(models.length > 0 ? runSpans : { ...runSpans, models: [agent] }, notes)
   const failed = runFailed(agent, toolCalls, models, notes)
-  const finalText = pickFinalText(reader, agent, models, failed, notes)
+  const texts = stepTexts(runSpans, notes)
+  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed }, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
@@ -114,7 +172,6 @@ function buildRun(
   const startMs = nanosToMillis(agent.startTimeUnixNano)
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
   const remembered = conversation.remembered
-  const parentRun = enclosingAgent(tree, agent, isRun)
 
   const run: AgentRun = {
     traceId: agent.traceId,
@@ -144,6 +201,7 @@ function buildRun(
     output: [
       buildOutputMessage({
         toolCalls,
+        stepTexts: texts,
         finalText,
         finalStep: runSpans.steps.length > 0 ? runSpans.steps.length - 1 : undefined,
         id: `${agent.spanId}-output-0`,

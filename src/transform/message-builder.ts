@@ -126,12 +126,14 @@ export function toMastraMessages(
 }
 
 /**
- * The response of a run as one assistant message, laid out as Mastra stores a turn: every
- * tool call in call order as `tool-invocation` parts, then the final text, with a `step-start`
- * part where a new step of the agent loop begins.
+ * The response of a run as one assistant message, laid out as Mastra stores a turn: step by
+ * step, the text the model wrote in that step then its tool calls (`tool-invocation` parts, in
+ * call order), a `step-start` part where a new step of the agent loop begins, and the final
+ * text last.
  */
 export function buildOutputMessage({
   toolCalls,
+  stepTexts = [],
   finalText,
   finalStep,
   id,
@@ -139,6 +141,8 @@ export function buildOutputMessage({
   context,
 }: {
   toolCalls: readonly ToolCallRecord[]
+  /** The text of each step by index ('' when none); the final step's is `finalText`. */
+  stepTexts?: readonly string[]
   finalText: string
   /** The step that produced the final text (the last one). */
   finalStep: number | undefined
@@ -152,10 +156,22 @@ export function buildOutputMessage({
     if (step !== undefined && next !== undefined && next !== step) parts.push({ type: 'step-start' })
     if (next !== undefined) step = next
   }
+  // Texts of the steps before `last` (never the final step's: that is the final text).
+  let nextText = 0
+  const textsUpTo = (last: number) => {
+    for (; nextText <= last && nextText !== finalStep; nextText++) {
+      const text = stepTexts[nextText]
+      if (!text) continue
+      enter(nextText)
+      parts.push({ type: 'text', text })
+    }
+  }
   for (const call of toolCalls) {
+    if (call.step !== undefined) textsUpTo(call.step)
     enter(call.step)
     parts.push(toolPart(toToolInvocation(call)))
   }
+  textsUpTo(stepTexts.length - 1)
   if (finalText.length > 0) {
     enter(finalStep)
     parts.push({ type: 'text', text: finalText })

@@ -48,22 +48,23 @@ function append(target: ChatMessage[], items: readonly ChatMessage[] | undefined
   for (const item of items ?? []) target.push(item)
 }
 
-const ROLE_ALIASES: Record<string, ChatMessage['role']> = {
-  system: 'system',
-  developer: 'system',
-  user: 'user',
-  human: 'user',
-  assistant: 'assistant',
-  ai: 'assistant',
-  model: 'assistant',
-  tool: 'tool',
-  function: 'tool',
-  ipython: 'tool',
-}
+/** Role names producers write → neutral roles (a Map: a role `constructor` is just unknown). */
+const ROLE_ALIASES = new Map<string, ChatMessage['role']>([
+  ['system', 'system'],
+  ['developer', 'system'],
+  ['user', 'user'],
+  ['human', 'user'],
+  ['assistant', 'assistant'],
+  ['ai', 'assistant'],
+  ['model', 'assistant'],
+  ['tool', 'tool'],
+  ['function', 'tool'],
+  ['ipython', 'tool'],
+])
 
 function parseMessage(item: unknown): ChatMessage | undefined {
   if (!isRecord(item)) return undefined
-  const role = typeof item.role === 'string' ? ROLE_ALIASES[item.role.toLowerCase()] : undefined
+  const role = typeof item.role === 'string' ? ROLE_ALIASES.get(item.role.toLowerCase()) : undefined
   if (!role) return undefined
   const parts: ChatPart[] = []
   const content = item.content
@@ -125,7 +126,7 @@ export function parseArgs(value: unknown): unknown {
 
 /** Unwraps AI SDK tool outputs `{type:'json'|'text'|'error-text'|..., value}`. */
 export function unwrapToolOutput(output: unknown): { result: unknown; isError: boolean } {
-  if (isRecord(output) && typeof output.type === 'string' && 'value' in output) {
+  if (isRecord(output) && typeof output.type === 'string' && Object.hasOwn(output, 'value')) {
     const isError = output.type.startsWith('error')
     return { result: output.value, isError }
   }
@@ -174,7 +175,11 @@ function parsePart(part: unknown): ChatPart[] {
     case 'tool_call_response':
     case 'tool-result': {
       const id = part.id ?? part.toolCallId
-      const raw = 'response' in part ? part.response : 'result' in part ? part.result : part.output
+      const raw = Object.hasOwn(part, 'response')
+        ? part.response
+        : Object.hasOwn(part, 'result')
+          ? part.result
+          : part.output
       const { result, isError } = unwrapToolOutput(parseArgs(raw))
       return [
         {

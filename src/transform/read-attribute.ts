@@ -1,9 +1,25 @@
 import type { Attributes, AttributeValue } from '../model/index.ts'
 import type { Notes } from './notes.ts'
 
+/**
+ * Whether a span records an attribute. Own keys only: an attribute named like an inherited
+ * property (`constructor`, `toString`) must not count as present.
+ */
+export function hasAttribute(attributes: Attributes, key: string): boolean {
+  return Object.hasOwn(attributes, key)
+}
+
+/**
+ * Sets `target[key]` as an own property. Plain assignment of the key `__proto__` (a key any
+ * producer can write) would replace the object's prototype instead.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** An attribute as a string (numbers and booleans converted); undefined when absent, empty or structured. */
 export function readString(attributes: Attributes, key: string): string | undefined {
-  const value = attributes[key]
+  const value = hasAttribute(attributes, key) ? attributes[key] : undefined
   if (typeof value === 'string') return value.length > 0 ? value : undefined
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return undefined
@@ -11,7 +27,7 @@ export function readString(attributes: Attributes, key: string): string | undefi
 
 /** A JSON-ish attribute (`gen_ai.input.messages`, tool arguments...): structured values as they are, strings parsed. */
 export function readJson(attributes: Attributes, key: string, notes: Notes, spanId: string): unknown {
-  if (!(key in attributes)) return undefined
+  if (!hasAttribute(attributes, key)) return undefined
   return parseJsonValue(attributes[key], { notes, what: `${key} of span ${spanId}` })
 }
 
@@ -44,7 +60,7 @@ export function readPrefixed(attributes: Attributes, prefix: string): Record<str
   const out: Record<string, AttributeValue> = {}
   const start = `${prefix}.`
   for (const [key, value] of Object.entries(attributes)) {
-    if (key.startsWith(start) && key.length > start.length) out[key.slice(start.length)] = value
+    if (key.startsWith(start) && key.length > start.length) setOwn(out, key.slice(start.length), value)
   }
   return out
 }
@@ -66,4 +82,22 @@ export function parseIfStructured(value: AttributeValue | undefined): unknown {
   } catch {
     return value
   }
+}
+
+/** Groups flattened `prefix.<i>.rest` keys by index, in index order. */
+export function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
+  const groups = new Map<number, Attributes>()
+  const start = `${prefix}.`
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!key.startsWith(start)) continue
+    const rest = key.slice(start.length)
+    const dot = rest.indexOf('.')
+    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
+    if (!Number.isInteger(index) || dot < 0) continue
+    // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
+    const group = groups.get(index) ?? (Object.create(null) as Attributes)
+    group[rest.slice(dot + 1)] = value
+    groups.set(index, group)
+  }
+  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
 }

@@ -1,5 +1,5 @@
 import type { Span } from '../model/index.ts'
-import { readString } from './read-attribute.ts'
+import { readString, setOwn } from './read-attribute.ts'
 
 const USER_KEYS = ['user.id', 'enduser.id', 'langfuse.user.id']
 const SESSION_KEYS = ['session.id', 'langfuse.session.id']
@@ -24,7 +24,7 @@ export function buildRequestContext(
 ): Record<string, unknown> | undefined {
   const context: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(metadata)) {
-    if (value !== undefined && value !== null && value !== '') context[key] = value
+    if (value !== undefined && value !== null && value !== '') setOwn(context, key, value)
   }
   const serviceName = readString(span.resource, 'service.name')
   const serviceVersion = readString(span.resource, 'service.version')

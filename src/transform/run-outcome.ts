@@ -20,11 +20,19 @@ export function runFailed(
 ): boolean {
   const error = spanError(agent)
   if (error === undefined) return false
+  // A model call started after the failed call means the loop went on; the latest start decides.
+  let lastModelStart: string | undefined
+  for (const model of models) {
+    if (lastModelStart === undefined || compareNanos(model.startTimeUnixNano, lastModelStart) > 0) {
+      lastModelStart = model.startTimeUnixNano
+    }
+  }
   const recovered = toolCalls.find(
     (call) =>
       call.state === 'output-error' &&
       call.errorText === error &&
-      models.some((model) => compareNanos(model.startTimeUnixNano, call.timeUnixNano) > 0),
+      lastModelStart !== undefined &&
+      compareNanos(lastModelStart, call.timeUnixNano) > 0,
   )
   if (recovered) {
     notes.add(
@@ -50,17 +58,22 @@ function lastText(messages: readonly ChatMessage[] | undefined): string | undefi
 
 /**
  * The final answer: the agent span's recorded output, else the text of the last model call.
- * A failed run with no recorded output has no final text.
+ * A failed run with no recorded output has no final text. A recorded output that is only the
+ * texts of every step glued together (Mastra's run text) is the last step's text: the earlier
+ * texts were written alongside tool calls and stay in their own steps.
  */
 export function pickFinalText(
   reader: ConventionReader,
   agent: Span,
-  models: readonly Span[],
-  failed: boolean,
+  { models, stepTexts, failed }: { models: readonly Span[]; stepTexts: readonly string[]; failed: boolean },
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
-  if (output) return lastText(output) ?? ''
+  if (output) {
+    const text = lastText(output) ?? ''
+    const written = stepTexts.filter((step) => step.length > 0)
+    return written.length > 1 && text === written.join('') ? written[written.length - 1]! : text
+  }
   if (failed) return ''
   const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
   const fromModel = last ? readerFor(last)?.modelOutput(last, notes) : undefined

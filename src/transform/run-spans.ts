@@ -11,6 +11,8 @@ export interface RunSpans {
    * Mastra `model_step`), else the model calls themselves.
    */
   steps: Span[]
+  /** Whether the steps are step spans (else they are the model calls). */
+  hasStepSpans: boolean
   /** The step a span belongs to (its nearest step ancestor, or itself), if any. */
   stepOf(span: Span): number | undefined
   /** The last step that started at or before a time. */
@@ -31,39 +33,48 @@ export function collectRunSpans(
   const models: Span[] = []
   const tools: Span[] = []
   const stepSpans: Span[] = []
-  const parentOf = new Map<string, string>()
+  // The nearest step span and the nearest model call at or above each span, set as the walk goes
+  // down, so finding a span's step never walks back up (tool spans may nest thousands deep).
+  const stepAbove = new Map<string, Span>()
+  const modelAbove = new Map<string, Span>()
   const visited = new Set<string>([agent.spanId])
   const stack: Span[] = [...tree.children(agent.spanId), ...adopted]
   while (stack.length > 0) {
     const span = stack.pop()!
     if (visited.has(span.spanId)) continue
     visited.add(span.spanId)
-    if (isRun(span)) continue
     const role = spanRole(span)
+    if (isRun(span)) {
+      // A tool span that heads a run of its own (an agent run inline in a tool) is still this run's call.
+      if (role === 'tool') tools.push(span)
+      continue
+    }
     if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
     else if (role === 'step') stepSpans.push(span)
+    const step = role === 'step' ? span : stepAbove.get(span.spanId)
+    const model = role === 'model' ? span : modelAbove.get(span.spanId)
     for (const child of tree.children(span.spanId)) {
-      parentOf.set(child.spanId, span.spanId)
+      if (step) stepAbove.set(child.spanId, step)
+      if (model) modelAbove.set(child.spanId, model)
       stack.push(child)
     }
   }
   models.sort(byStart)
   tools.sort(byStart)
-  const steps = (stepSpans.length > 0 ? stepSpans : models).sort(byStart)
+  const hasStepSpans = stepSpans.length > 0
+  const steps = (hasStepSpans ? stepSpans : models).sort(byStart)
   const index = new Map(steps.map((step, position) => [step.spanId, position]))
   return {
     models,
     tools,
     steps,
+    hasStepSpans,
     stepOf(span) {
-      let id: string | undefined = span.spanId
-      while (id !== undefined) {
-        const position = index.get(id)
-        if (position !== undefined) return position
-        id = parentOf.get(id)
-      }
-      return undefined
+      const own = index.get(span.spanId)
+      if (own !== undefined) return own
+      const above = (hasStepSpans ? stepAbove : modelAbove).get(span.spanId)
+      return above ? index.get(above.spanId) : undefined
     },
     stepAt(timeUnixNano) {
       // Binary search: the last step that started at or before the time.
@@ -77,18 +88,4 @@ export function collectRunSpans(
       return low > 0 ? low - 1 : undefined
     },
   }
-}
-
-/** The nearest enclosing agent-run span of a span, if its ancestors are all present. */
-export function enclosingAgent(tree: SpanTree, span: Span, isRun: (span: Span) => boolean): Span | undefined {
-  const seen = new Set<string>([span.spanId])
-  let parentId = span.parentSpanId
-  while (parentId && !seen.has(parentId)) {
-    seen.add(parentId)
-    const parent = tree.byId.get(parentId)
-    if (!parent) return undefined
-    if (isRun(parent)) return parent
-    parentId = parent.parentSpanId
-  }
-  return undefined
 }

@@ -21,3 +21,12 @@ export function spanError(span: Span): string | undefined {
     UNRECORDED_ERROR
   )
 }
+
+/**
+ * The message of a span's recorded `exception` event. Python instrumentations put the exception's
+ * repr and traceback in the status, and the plain message only here.
+ */
+export function exceptionMessage(span: Span): string | undefined {
+  const exception = span.events.find((event) => event.name === 'exception')
+  return exception ? readString(exception.attributes, 'exception.message') : undefined
+}

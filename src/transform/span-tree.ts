@@ -73,3 +73,26 @@ export function buildSpanTree(spans: readonly Span[]): SpanTree {
   }
   return { byId, children: (spanId) => childrenOf.get(spanId) ?? [], roots, orphans }
 }
+
+/**
+ * Visits every span below `span`, depth first, each once (a cyclic parent chain cannot loop).
+ * `visit` returns `stop` to end the walk or `skip` to leave that span's children out. Returns
+ * whether the walk was stopped.
+ */
+export function walkBelow(
+  tree: SpanTree,
+  span: Span,
+  visit: (span: Span) => 'stop' | 'skip' | undefined,
+): boolean {
+  const seen = new Set<string>([span.spanId])
+  const stack = [...tree.children(span.spanId)]
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    if (seen.has(next.spanId)) continue
+    seen.add(next.spanId)
+    const action = visit(next)
+    if (action === 'stop') return true
+    if (action !== 'skip') for (const child of tree.children(next.spanId)) stack.push(child)
+  }
+  return false
+}

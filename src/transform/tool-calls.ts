@@ -1,7 +1,7 @@
-import type { Span } from '../model/index.ts'
 import type { ChatPart } from './chat-message.ts'
 import { readerFor } from './detect-convention.ts'
 import type { Notes } from './notes.ts'
+import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
@@ -39,110 +39,149 @@ interface Draft {
 /**
  * Every tool call of a run in call order: tool spans (what the tool saw and returned) joined
  * by tool-call id with the calls and results found in the model calls' messages, so calls
- * without a span (provider-executed tools, missing spans) are kept too.
+ * without a span (provider-executed tools, missing spans) are kept too. Every tool span is a
+ * call of its own: two spans sharing a call id are both kept, with a note.
  */
 export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] {
-  const { models, tools } = run
-  const byId = new Map<string, Draft>()
-  const drafts: Draft[] = []
-  let sequence = 0
-  let modelOrder = 0
   const outputResults: ToolResultPart[] = []
-
-  for (const model of models) {
-    const reader = readerFor(model)
-    if (!reader) continue
-    for (const message of reader.modelOutput(model, notes) ?? []) {
-      for (const part of message.parts) {
-        // Outputs that report provider-executed or remote tools carry their results too.
-        if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
-        if (part.type !== 'tool-call') continue
-        if (part.toolCallId && byId.has(part.toolCallId)) continue
-        const draft: Draft = {
-          toolName: part.toolName,
-          args: part.args,
-          hasResult: false,
-          timeUnixNano: model.endTimeUnixNano,
-          sequence: sequence++,
-          modelOrder: modelOrder++,
-          ...stepField(run.stepOf(model)),
-          ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
-        }
-        drafts.push(draft)
-        if (part.toolCallId) byId.set(part.toolCallId, draft)
-      }
-    }
-  }
-
-  // Model-requested calls by tool name, in the model's order, for tool spans without a call id.
-  const unclaimed = new Map<string, { drafts: Draft[]; next: number }>()
+  const drafts = callsFromModelOutputs(run, notes, outputResults)
+  joinToolSpans(run, drafts, notes)
+  const byId = new Map<string, Draft[]>()
   for (const draft of drafts) {
-    if (draft.toolName === undefined) continue
-    const queue = unclaimed.get(draft.toolName)
-    if (queue) queue.drafts.push(draft)
-    else unclaimed.set(draft.toolName, { drafts: [draft], next: 0 })
+    if (draft.toolCallId === undefined) continue
+    const list = byId.get(draft.toolCallId)
+    if (list) list.push(draft)
+    else byId.set(draft.toolCallId, [draft])
   }
-  const claimed = new Set<Draft>()
-  const claimByName = (name: string | undefined): Draft | undefined => {
-    const queue = name === undefined ? undefined : unclaimed.get(name)
-    while (queue && queue.next < queue.drafts.length) {
-      const draft = queue.drafts[queue.next++]!
-      if (!claimed.has(draft)) return draft
+  let open = drafts.filter(isOpen).length
+  open -= settle(byId, outputResults)
+  // Prompts repeat the whole conversation at every step, so they are parsed only while a call is open.
+  for (const model of run.models) {
+    if (open === 0) break
+    const results: ToolResultPart[] = []
+    for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
+      for (const part of message.parts) if (part.type === 'tool-result') results.push(part)
     }
-    return undefined
+    open -= settle(byId, results)
   }
-  for (const span of tools) {
-    const reader = readerFor(span)
-    if (!reader) continue
-    const call = reader.toolCall(span, notes)
-    const name = call.toolName ?? toolNameFromSpanName(span.name)
-    // A tool span without a call id is matched to the model's first unclaimed call of that tool.
-    const known = call.toolCallId ? byId.get(call.toolCallId) : claimByName(name)
-    if (known) claimed.add(known)
-    const draft: Draft = known ?? {
-      hasResult: false,
-      timeUnixNano: span.startTimeUnixNano,
-      sequence: sequence++,
-    }
-    if (!known) {
-      drafts.push(draft)
-      if (call.toolCallId) byId.set(call.toolCallId, draft)
-    }
-    draft.timeUnixNano = span.startTimeUnixNano
-    const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
-    if (step !== undefined) draft.step = step
-    draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
-    draft.toolName = call.toolName ?? draft.toolName ?? name
-    if (call.args !== undefined) draft.args = call.args
-    if (call.hasResult) {
-      draft.result = call.result
-      draft.hasResult = true
-    }
-    const error = spanError(span)
-    if (error !== undefined) draft.errorText = error
-  }
-
-  settle(drafts, outputResults)
-  settleFromModelInputs(drafts, models, notes)
-
   alignToModelOrder(drafts)
   drafts.sort(callOrder)
   return drafts.map((draft, index) => finish(draft, index, notes))
 }
 
 /**
- * Settles calls that no tool span settled (no span, or content capture off on it) from the
- * tool results later model calls were sent. Prompts are only parsed while some call is open,
- * as they repeat the whole conversation at every step.
+ * The calls the model calls asked for, in the model's order. A call id repeated within one
+ * model call's output is one call; the same id from another model call is another call (some
+ * providers number calls per response). Results reported in outputs (provider-executed or
+ * remote tools) are collected into `outputResults`.
  */
-function settleFromModelInputs(drafts: readonly Draft[], models: readonly Span[], notes: Notes): void {
-  for (const model of models) {
-    if (!drafts.some(isOpen)) return
-    const results: ToolResultPart[] = []
-    for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
-      for (const part of message.parts) if (part.type === 'tool-result') results.push(part)
+function callsFromModelOutputs(run: RunSpans, notes: Notes, outputResults: ToolResultPart[]): Draft[] {
+  const drafts: Draft[] = []
+  let modelOrder = 0
+  for (const model of run.models) {
+    const reader = readerFor(model)
+    if (!reader) continue
+    const seen = new Map<string, Draft>()
+    for (const message of reader.modelOutput(model, notes) ?? []) {
+      for (const part of message.parts) {
+        if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
+        if (part.type !== 'tool-call') continue
+        if (part.toolCallId) {
+          // A call repeated in one output is one call; a later mention completes a streamed one.
+          const earlier = seen.get(part.toolCallId)
+          if (earlier) {
+            if (part.args !== undefined && part.args !== null) earlier.args = part.args
+            continue
+          }
+        }
+        const draft: Draft = {
+          toolName: part.toolName,
+          args: part.args,
+          hasResult: false,
+          timeUnixNano: model.endTimeUnixNano,
+          sequence: drafts.length,
+          modelOrder: modelOrder++,
+          ...stepField(run.stepOf(model)),
+          ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
+        }
+        drafts.push(draft)
+        if (part.toolCallId) seen.set(part.toolCallId, draft)
+      }
     }
-    settle(drafts, results)
+  }
+  return drafts
+}
+
+/**
+ * Joins each tool span to the model's call it executed: by call id (the first such call not yet
+ * joined), or, for a span without an id, the model's first unjoined call of that tool. A span
+ * that matches no call is a call of its own, appended to `drafts`.
+ */
+function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
+  const requestedById = queues<string>()
+  const requestedByName = queues<string>()
+  for (const draft of drafts) {
+    if (draft.toolCallId !== undefined) requestedById.add(draft.toolCallId, draft)
+    if (draft.toolName !== undefined) requestedByName.add(draft.toolName, draft)
+  }
+  const joined = new Set<Draft>()
+  const spansPerId = new Map<string, number>()
+  for (const span of run.tools) {
+    const reader = readerFor(span)
+    if (!reader) continue
+    const call = reader.toolCall(span, notes)
+    const name = call.toolName ?? toolNameFromSpanName(span.name)
+    if (call.toolCallId !== undefined) {
+      const count = (spansPerId.get(call.toolCallId) ?? 0) + 1
+      spansPerId.set(call.toolCallId, count)
+      if (count === 2)
+        notes.add(`tool call id ${call.toolCallId} is shared by several tool spans; each is kept as a call`)
+    }
+    const requested =
+      call.toolCallId !== undefined
+        ? requestedById.take(call.toolCallId, joined)
+        : requestedByName.take(name, joined)
+    if (requested) joined.add(requested)
+    const draft: Draft = requested ?? {
+      hasResult: false,
+      timeUnixNano: span.startTimeUnixNano,
+      sequence: drafts.length,
+    }
+    if (!requested) drafts.push(draft)
+    draft.timeUnixNano = span.startTimeUnixNano
+    const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
+    if (step !== undefined) draft.step = step
+    draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
+    draft.toolName = call.toolName ?? draft.toolName ?? name
+    // What the tool received, unless it is a bare value where the model named the arguments
+    // (LangChain records a one-argument tool's value alone).
+    if (call.args !== undefined && !(isRecord(draft.args) && !isRecord(call.args))) draft.args = call.args
+    if (call.hasResult) {
+      draft.result = call.result
+      draft.hasResult = true
+    }
+    const error = spanError(span)
+    if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
+  }
+}
+
+/** Lists of drafts by key, each taken from the front, skipping drafts already taken elsewhere. */
+function queues<K>() {
+  const lists = new Map<K, { drafts: Draft[]; next: number }>()
+  return {
+    add(key: K, draft: Draft): void {
+      const queue = lists.get(key)
+      if (queue) queue.drafts.push(draft)
+      else lists.set(key, { drafts: [draft], next: 0 })
+    },
+    take(key: K | undefined, taken: ReadonlySet<Draft>): Draft | undefined {
+      const queue = key === undefined ? undefined : lists.get(key)
+      while (queue && queue.next < queue.drafts.length) {
+        const draft = queue.drafts[queue.next++]!
+        if (!taken.has(draft)) return draft
+      }
+      return undefined
+    },
   }
 }
 
@@ -152,21 +191,29 @@ function isOpen(draft: Draft): boolean {
   return draft.toolCallId !== undefined && !draft.hasResult && draft.errorText === undefined
 }
 
-/** Gives open calls the results that name them. */
-function settle(drafts: readonly Draft[], results: readonly ToolResultPart[]): void {
-  if (results.length === 0) return
-  const open = new Map<string, Draft>()
-  for (const draft of drafts) if (isOpen(draft)) open.set(draft.toolCallId!, draft)
+/**
+ * Gives open calls the results that name them; returns how many it settled. The n-th result
+ * naming an id in one list belongs to the n-th call with that id (a prompt repeats every
+ * earlier result, so a result already given is skipped, never given to a later call).
+ */
+function settle(byId: ReadonlyMap<string, readonly Draft[]>, results: readonly ToolResultPart[]): number {
+  if (results.length === 0) return 0
+  const seen = new Map<string, number>()
+  let settled = 0
   for (const part of results) {
-    const draft = part.toolCallId ? open.get(part.toolCallId) : undefined
-    if (!draft) continue
+    if (!part.toolCallId) continue
+    const occurrence = seen.get(part.toolCallId) ?? 0
+    seen.set(part.toolCallId, occurrence + 1)
+    const draft = byId.get(part.toolCallId)?.[occurrence]
+    if (!draft || !isOpen(draft)) continue
     if (part.isError) draft.errorText = errorTextOf(part.result)
     else {
       draft.result = part.result
       draft.hasResult = true
     }
-    open.delete(part.toolCallId!)
+    settled++
   }
+  return settled
 }
 
 /**
@@ -199,7 +246,8 @@ function alignToModelOrder(drafts: Draft[]): void {
  * `execute_tool <name>` (GenAI), `tool.execute <name>` (Mastra before 1.0), `tool: '<name>'`.
  */
 function toolNameFromSpanName(name: string): string | undefined {
-  const match = /^(?:execute_tool|tool\.execute|tool:)\s+'?([^']+?)'?$/.exec(name.trim())
+  // The name starts at a non-space: the spaces before it can be read one way only.
+  const match = /^(?:execute_tool|tool\.execute|tool:)\s+'?([^'\s][^']*?)'?$/.exec(name.trim())
   return match?.[1]
 }
 

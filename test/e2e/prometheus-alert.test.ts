@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
-import { loadTrafficSamples, withFreshTraceIds } from '../../src/demo/traffic.ts'
+import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
 import { repoRoot, writeTempFile } from '../helpers/cli.ts'
@@ -57,7 +57,7 @@ describe('Prometheus alerts on a running tracescore', () => {
     produce(
       topic,
       Array.from({ length: n }, () => {
-        const t = withFreshTraceIds(sample)
+        const t = withFreshIds(sample)
         return { key: t.traceIds[0]!, value: t.payload }
       }),
     )

@@ -4,7 +4,7 @@ import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
-import { loadTrafficSamples, withFreshTraceIds } from '../../src/demo/traffic.ts'
+import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import type { Span } from '../../src/model/index.ts'
 import { shouldSample } from '../../src/scoring/sampling.ts'
@@ -52,7 +52,7 @@ describe('tracescore run', () => {
   const topic = `run_${stamp}`
   const groupId = `run-test-${stamp}`
   // Recorded traffic under fresh trace ids: Phoenix keeps what earlier runs of this test sent.
-  const traffic = loadTrafficSamples(`${repoRoot}test/fixtures/data`).map(withFreshTraceIds)
+  const traffic = loadTrafficSamples(`${repoRoot}test/fixtures/data`).map(withFreshIds)
   const traces = traffic.map((t) => decodeOtlpTraces(t.payload, 'otlp_proto'))
   const runs = traces.flatMap((spans: Span[]) => extractAgentRuns(spans))
   let judge: Awaited<ReturnType<typeof startScriptedJudge>>

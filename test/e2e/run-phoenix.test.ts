@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
-import { loadTrafficSamples, withFreshTraceIds } from '../../src/demo/traffic.ts'
+import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
 import { repoRoot, writeTempFile } from '../helpers/cli.ts'
@@ -17,7 +17,7 @@ describe('tracescore run → Phoenix', () => {
   const samples = loadTrafficSamples(`${repoRoot}test/fixtures/data`).filter((s) =>
     /^(ai-sdk-7-genai|mastra|openinference-openai)\//.test(s.name),
   )
-  const traffic = samples.map(withFreshTraceIds)
+  const traffic = samples.map(withFreshIds)
   const runs = traffic.flatMap((t) => extractAgentRuns(decodeOtlpTraces(t.payload, 'otlp_proto')))
   let judge: Awaited<ReturnType<typeof startScriptedJudge>>
 

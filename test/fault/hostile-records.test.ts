@@ -2,7 +2,10 @@
  * Hostile records mixed into a stream of good agent runs, consumed by `tracescore run` (the CLI):
  * 10,000 damaged records (truncated, bit-flipped, random bytes, OTLP/JSON, UTF-16 JSON, gzip'd
  * protobuf on the protobuf topic), a span with a 10 MB attribute, a trace of 100,000 spans, and
- * attribute values nested 100 and 100,000 levels deep. Proves: the process never crashes, the
+ * attribute values nested 100 and 100,000 levels deep, and runs built against scoring (issue 11): a
+ * 512 KiB base64 blob in a user message and a tool argument nested 100,000 levels deep, scored with
+ * redaction (once a quadratic regex, once a stack overflow that made the trace retry forever and
+ * stalled its partition). Proves: the process never crashes, the
  * span buffer stays under its cap (sampled from /metrics) and resident memory stays bounded, the
  * dead-letter topic holds exactly the records our decoder rejects (each with its error headers),
  * every good run — and every valid extreme one — is scored, and every offset gets committed.
@@ -34,6 +37,7 @@ import {
   hugeTrace,
 } from '../helpers/fault-records.ts'
 import { groupOffsets, makeRuns, runKey, until } from '../helpers/fault-traffic.ts'
+import { base64Run, deepJsonText } from '../helpers/hostile-inputs.ts'
 
 const HOSTILE = Number(process.env.FAULT_HOSTILE_RECORDS ?? 10_000)
 const GOOD_RUNS = 500
@@ -77,6 +81,11 @@ describe('hostile records', () => {
       maxTraceAgeMs: 15_000,
       maxBufferedSpans: MAX_BUFFERED_SPANS,
       maxBufferedBytes: 64 * 1024 * 1024,
+      // Redaction on one scorer, so the runs below go through it before scoring.
+      scorers: `{
+        answered: { scorer: answeredScorer, redact: { builtins: ['email', 'api-key', 'bearer-token', 'card-number'] } },
+        toolSuccess: { scorer: toolSuccessScorer },
+      }`,
     })
 
     // Damaged copies of real records (their own traces, not the good runs').
@@ -97,10 +106,24 @@ describe('hostile records', () => {
     const nested = agentRunRequest({ 'nested.value': { anyValue: deeplyNestedAnyValue(100, 'kvlist') } })
     const tooDeep = agentRunRequest({ 'nested.value': { anyValue: deeplyNestedAnyValue(100_000) } })
     const huge = hugeTrace(100_000, 1_000)
+    const blob = agentRunRequest({
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: `attached: ${base64Run(512 * 1024)}` }] },
+      ]),
+    })
+    const deepArguments = agentRunRequest({
+      'gen_ai.input.messages': `[{"role":"user","parts":[{"type":"text","content":"look it up"}]},{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"lookup","arguments":${deepJsonText(600_000)}}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"ok"}]},{"role":"user","parts":[{"type":"text","content":"and now?"}]}]`,
+    })
     const extremes: Planned[] = [
       { kind: '10MB-attribute', value: big.value, run: { key: runKey(big), scores: 1 }, compress: true },
       { kind: 'nested-100', value: nested.value, run: { key: runKey(nested), scores: 1 } },
       { kind: 'nested-100000', value: tooDeep.value },
+      { kind: 'base64-blob-redacted', value: blob.value, run: { key: runKey(blob), scores: 1 } },
+      {
+        kind: 'deep-json-arguments-redacted',
+        value: deepArguments.value,
+        run: { key: runKey(deepArguments), scores: 1 },
+      },
     ]
     const hugeRecords: Planned[] = huge.values.map((value, i) => ({
       kind: '100k-span-trace',

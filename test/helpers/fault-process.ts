@@ -28,6 +28,8 @@ export interface ServiceConfigOptions {
   groupId: string
   deadLetterTopic: string
   otlpUrl: string
+  /** `kafka.encoding`; default otlp_proto. */
+  encoding?: 'otlp_proto' | 'otlp_json'
   settleMs?: number
   /** Default 60,000. */
   maxTraceAgeMs?: number
@@ -56,6 +58,7 @@ export default defineConfig({
     groupId: ${JSON.stringify(o.groupId)},
     fromBeginning: true,
     deadLetterTopic: ${JSON.stringify(o.deadLetterTopic)},
+    ${o.encoding ? `encoding: ${JSON.stringify(o.encoding)},` : ''}
   },
   assembly: {
     settleMs: ${o.settleMs ?? 200},

@@ -73,6 +73,10 @@ export interface SpanQuery {
   spanId?: string | string[]
   name?: string | string[]
   parentId?: string | null
+  /** Spans that start at or after this time (Phoenix' `start_time`). */
+  startTime?: Date
+  /** Spans that start before this time (Phoenix' `end_time`). */
+  endTime?: Date
   limit?: number
 }
 
@@ -122,6 +126,8 @@ export async function getSpans(projectName = 'default', query: SpanQuery = {}): 
     for (const s of list(query.spanId)) params.append('span_id', s)
     for (const n of list(query.name)) params.append('name', n)
     if (query.parentId !== undefined) params.set('parent_id', query.parentId ?? 'null')
+    if (query.startTime) params.set('start_time', query.startTime.toISOString())
+    if (query.endTime) params.set('end_time', query.endTime.toISOString())
     if (cursor) params.set('cursor', cursor)
     const { body } = await getJson<{ data: PhoenixSpan[]; next_cursor: string | null }>(
       `/v1/projects/${encodeURIComponent(projectName)}/spans`,

@@ -1,6 +1,18 @@
-import { describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listFixtures } from '../fixtures/index.ts'
-import { runCli, writeTempFile } from '../helpers/cli.ts'
+import { repoRoot, runCli, writeTempFile } from '../helpers/cli.ts'
+import { hugeTrace } from '../helpers/fault-records.ts'
+
+/** The JSON lines a score command printed. */
+const jsonLines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
+
+/** A stack trace line as Node prints it. */
+const STACK_LINE = /^\s+at .+[(:]/m
 
 // The built CLI as a process (bin/tracescore.js → dist/, built by `npm ci` / scripts/test-all.sh).
 describe('tracescore score', () => {
@@ -11,10 +23,7 @@ describe('tracescore score', () => {
     const result = await runCli(['score', multi.protoPath, failing.jsonPath])
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    const lines = result.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
+    const lines = jsonLines(result.stdout)
     expect(lines.length).toBeGreaterThanOrEqual(4)
     for (const line of lines) {
       expect(Object.keys(line).sort()).toEqual([
@@ -54,7 +63,63 @@ describe('tracescore score', () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('garbage.pb')
   })
+
+  it('scores a valid file of 125,000 spans (one trace) without overflowing the stack', async () => {
+    const path = `${repoRoot}test/.tmp/125k-spans.pb`
+    writeFileSync(path, hugeTrace(125_000, 125_000).values[0]!)
+    const result = await runCli(['score', path], { timeoutMs: 120_000 })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const lines = jsonLines(result.stdout)
+    expect(lines).toEqual([expect.objectContaining({ agentName: 'huge', scorer: 'answered' })])
+  }, 120_000)
+
+  it('stops reading a file at the size cap (/dev/zero), naming the cap and how to change it', async () => {
+    const result = await runCli(['score', '/dev/zero', '--max-file-mib', '2'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('/dev/zero: larger than the 2 MiB limit for one file')
+    expect(result.stderr).toContain('--max-file-mib')
+  })
+
+  it('warns about an empty file and scores the others', async () => {
+    const empty = writeTempFile('empty.pb', '')
+    const multi = listFixtures().find((f) => f.producer === 'ai-sdk-7-genai' && f.scenario === 'multi-tool')!
+    const result = await runCli(['score', empty, multi.protoPath])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe(`tracescore: warning: ${empty} is empty; nothing to score\n`)
+    expect(result.stdout.trim().split('\n').length).toBeGreaterThan(0)
+  })
+
+  it('says a text file is not an OTLP trace file, and what one looks like', async () => {
+    const file = writeTempFile('notes.txt', 'Meeting notes\n- ship the scorer\n')
+    const result = await runCli(['score', file])
+    expect(result.code).toBe(1)
+    // The decoder's own words ("not an OTLP payload (looks like text…)") or, for a decoder that only
+    // sees protobuf, this command's.
+    expect(result.stderr).toMatch(new RegExp(`${file}: not an OTLP (trace file|payload)`))
+    expect(result.stderr).toContain(
+      "Expected an OTLP ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
+    )
+    expect(result.stderr).not.toMatch(STACK_LINE)
+  })
+
+  it('names a missing file and rejects a bad --max-file-mib as usage', async () => {
+    const missing = await runCli(['score', 'no/such/file.pb'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('tracescore: no/such/file.pb: no such file\n')
+    const usage = await runCli(['score', 'x.pb', '--max-file-mib', 'lots'])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain('--max-file-mib expects a number of MiB > 0')
+  })
 })
+
+/** The OTLP variables a caller's environment may set, cleared so only the one under test counts. */
+const OTLP_ENV_CLEARED = Object.fromEntries(
+  ['ENDPOINT', 'PROTOCOL', 'TIMEOUT', 'COMPRESSION', 'HEADERS'].flatMap((key) => [
+    [`OTEL_EXPORTER_OTLP_${key}`, ''],
+    [`OTEL_EXPORTER_OTLP_TRACES_${key}`, ''],
+  ]),
+)
 
 describe('configuration errors stop the CLI with exit code 2 and name the key', () => {
   const scorer = `{ id: 's', run: async () => ({ score: 1 }) }`
@@ -81,16 +146,63 @@ describe('configuration errors stop the CLI with exit code 2 and name the key', 
       '(from TRACESCORE_KAFKA_ENCODING)',
     ],
     ['a non-object export', `42`, {}, 'expected an object'],
+    [
+      'a getter that throws',
+      `{ get kafka() { throw new Error('vault unreachable') } }`,
+      {},
+      'kafka: reading this value threw: vault unreachable',
+    ],
+    [
+      'a sink URL with a password',
+      `{ sinks: { phoenix: { url: 'http://admin:hunter2@127.0.0.1:6006' } } }`,
+      {},
+      'sinks.phoenix.url: a user name or password in the URL is not accepted',
+    ],
+    [
+      'an OTLP endpoint with a password from the environment',
+      `{}`,
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://admin:hunter2@collector:4318' },
+      'OTEL_EXPORTER_OTLP_ENDPOINT: a user name or password in the URL is not accepted',
+    ],
+    [
+      'an OTLP protocol the sink cannot speak',
+      `{}`,
+      { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      'OTEL_EXPORTER_OTLP_PROTOCOL: expected http/protobuf or http/json',
+    ],
+    [
+      'an OTLP timeout that is not a number',
+      `{}`,
+      { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: 'soon' },
+      'OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: expected milliseconds',
+    ],
+    [
+      'OTLP headers that do not decode',
+      `{}`,
+      { OTEL_EXPORTER_OTLP_HEADERS: 'authorization=%zz' },
+      'OTEL_EXPORTER_OTLP_HEADERS: expected key=value pairs',
+    ],
+    [
+      'a Langfuse sink without its secret key',
+      `{ sinks: { langfuse: { url: 'http://127.0.0.1:3000', publicKey: 'pk', secretKey: '' } } }`,
+      { LANGFUSE_SECRET_KEY: '' },
+      'sinks.langfuse.secretKey: expected a key (or LANGFUSE_SECRET_KEY)',
+    ],
   ]
   it.each(table)('%s', async (_label, body, env, expected) => {
     const file = writeTempFile(
       `bad-${Math.random().toString(36).slice(2)}.config.ts`,
       `export default ${body}\n`,
     )
-    // Only the override under test: a KAFKA_BROKERS from the caller's environment would hide the file's value.
-    const result = await runCli(['run', '--config', file], { env: { KAFKA_BROKERS: '', ...env } })
+    // Only the override under test: a KAFKA_BROKERS from the caller's environment would hide the
+    // file's value (and an unreachable broker keeps a config that passed from waiting for one).
+    const result = await runCli(['run', '--config', file], {
+      env: { KAFKA_BROKERS: '', TRACESCORE_METRICS_PORT: '0', ...OTLP_ENV_CLEARED, ...env },
+    })
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(expected)
+    expect(result.stderr).not.toMatch(STACK_LINE)
+    expect(result.stderr).not.toContain('hunter2')
     expect(result.stdout).toBe('')
   })
 
@@ -105,5 +217,45 @@ describe('configuration errors stop the CLI with exit code 2 and name the key', 
     const result = await runCli(['score', '--nope', 'x'])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('Usage:')
+  })
+})
+
+describe('unexpected errors', () => {
+  afterEach(() => {
+    vi.doUnmock('../../src/commands/score.ts')
+    vi.restoreAllMocks()
+    delete process.env.TRACESCORE_LOG_LEVEL
+  })
+
+  /** Runs `main` in this process with a score command that fails unexpectedly; returns code and stderr. */
+  async function failingScore(args: string[]) {
+    vi.resetModules()
+    vi.doMock('../../src/commands/score.ts', () => ({
+      scoreFiles: async () => {
+        throw new TypeError('something nobody foresaw')
+      },
+    }))
+    const errors: string[] = []
+    vi.spyOn(console, 'error').mockImplementation((line: string) => {
+      errors.push(line)
+    })
+    const { main } = await import('../../src/cli.ts')
+    const code = await main(['score', 'any.pb', '--config', 'config/tracescore.config.ts', ...args])
+    return { code, stderr: errors.join('\n') }
+  }
+
+  it('print their message without a stack trace, and exit 1', async () => {
+    const { code, stderr } = await failingScore([])
+    expect(code).toBe(1)
+    expect(stderr).toBe(
+      'tracescore: TypeError: something nobody foresaw (run with --debug for the stack trace)',
+    )
+  })
+
+  it('print the stack trace with --debug', async () => {
+    const { code, stderr } = await failingScore(['--debug'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('TypeError: something nobody foresaw')
+    expect(stderr).toMatch(STACK_LINE)
   })
 })

@@ -44,6 +44,32 @@ describe('docker-compose.yml', () => {
     }
   })
 
+  it('runs the versions the tests run: Kafka of kafka/pom.xml, Phoenix of phoenix-start.sh, the Collector of tools/otelcol', () => {
+    const kafkaVersion = read('kafka/pom.xml').match(/<kafka\.version>([^<]+)</)![1]
+    expect(compose.services.kafka.image).toBe(`apache/kafka:${kafkaVersion}`)
+    const phoenixVersion = read('scripts/lib/phoenix-env.sh').match(/^PHOENIX_VERSION=(\S+)$/m)![1]
+    expect(compose.services.phoenix.image).toBe(`arizephoenix/phoenix:version-${phoenixVersion}`)
+    // The test Collector is built from core vX.Y.0 and contrib vX.Y.z; the image is that release.
+    const collectorVersion = parse(read('tools/otelcol/builder-config.yaml')).dist.version as string
+    expect(compose.services['otel-collector'].image).toBe(
+      `otel/opentelemetry-collector-contrib:${collectorVersion}`,
+    )
+    const contrib = read('tools/otelcol/go.mod').match(
+      /opentelemetry-collector-contrib\/exporter\/kafkaexporter v(\d+\.\d+)\./,
+    )![1]
+    expect(collectorVersion.startsWith(`${contrib}.`)).toBe(true)
+  })
+
+  it("has the Collector forward the agents' traces to the backend tracescore writes scores to", () => {
+    const pipeline = collector.service.pipelines.traces.exporters as string[]
+    const backends = pipeline.filter((name) => name.split('/')[0] === 'otlp_http')
+    expect(backends).toHaveLength(1)
+    const endpoint = String(compose.services.tracescore.environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+    // The otlp_http exporter appends /v1/traces to its endpoint.
+    expect(`${collector.exporters[backends[0]!].endpoint}/v1/traces`).toBe(endpoint)
+    expect(compose.services['otel-collector'].depends_on).toHaveProperty('phoenix')
+  })
+
   it('has the Collector write what tracescore reads: otlp_proto on the default topic, one trace per record', () => {
     const kafka = collector.exporters.kafka
     expect(kafka.traces.topic).toBe(defaults.kafka.topic)

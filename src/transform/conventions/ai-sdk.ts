@@ -2,7 +2,15 @@ import type { Span } from '../../model/index.ts'
 import type { ChatMessage, ChatPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseArgs, parseMessages, parsePromptInput } from '../parse-messages.ts'
-import { isRecord, parseIfStructured, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  isRecord,
+  parseIfStructured,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { textsOfInstructions } from './instructions.ts'
 
@@ -73,7 +81,7 @@ export const aiSdkReader: ConventionReader = {
     const parts = responseToolCalls(span, notes)
     const text = responseText(span)
     if (text) parts.push({ type: 'text', text })
-    const recorded = 'ai.response.toolCalls' in span.attributes || text !== undefined
+    const recorded = hasAttribute(span.attributes, 'ai.response.toolCalls') || text !== undefined
     const message: ChatMessage = { role: 'assistant', parts }
     return recorded ? [message] : undefined
   },
@@ -84,16 +92,16 @@ export const aiSdkReader: ConventionReader = {
       toolName: readString(attributes, 'ai.toolCall.name'),
       args: readJson(attributes, 'ai.toolCall.args', notes, span.spanId),
       result: readJson(attributes, 'ai.toolCall.result', notes, span.spanId),
-      hasResult: 'ai.toolCall.result' in attributes,
+      hasResult: hasAttribute(attributes, 'ai.toolCall.result'),
     }
   },
   metadata(span) {
     const out: Record<string, unknown> = {}
-    const entries = {
-      ...readPrefixed(span.attributes, 'ai.settings.context'),
-      ...readPrefixed(span.attributes, 'ai.telemetry.metadata'),
+    for (const prefix of ['ai.settings.context', 'ai.telemetry.metadata']) {
+      for (const [key, value] of Object.entries(readPrefixed(span.attributes, prefix))) {
+        setOwn(out, key, parseIfStructured(value))
+      }
     }
-    for (const [key, value] of Object.entries(entries)) out[key] = parseIfStructured(value)
     return out
   },
 }

@@ -1,6 +1,7 @@
 import type { Convention, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
+import type { SpanTree } from '../span-tree.ts'
 
 /**
  * What a span is to an agent run: the run itself, a model call, a tool call, one step of the
@@ -48,4 +49,32 @@ export interface ConventionReader {
   toolCall(span: Span, notes: Notes): ToolSpanCall
   /** Application metadata recorded on the span (user ids, tags, custom keys). */
   metadata(span: Span, notes: Notes): Record<string, unknown>
+  /**
+   * The error text of a failed tool span, where the convention records it better than the span
+   * status (an SDK envelope around the tool's own message). Undefined: use the status.
+   */
+  toolError?(span: Span): string | undefined
+  /**
+   * Whether an agent-span candidate (`role` said `agent`) is the span of a run of its own, seen
+   * with its trace: for conventions where the span alone cannot tell (a graph's outermost chain).
+   * Absent: every candidate is a run.
+   */
+  confirmRun?(span: Span, tree: SpanTree): boolean
+  /**
+   * Spans outside a run span's subtree that belong to its run, with everything under them: the
+   * later agents of a handoff chain, which the framework records as siblings of the first.
+   */
+  runContinuations?(span: Span, tree: SpanTree): Span[]
+  /**
+   * Whether a span that is not an agent span heads a run all the same: a framework that runs an
+   * agent inside a tool without an agent span of its own (CrewAI's delegation). The span stays a
+   * tool call of the run around it.
+   */
+  headsRun?(span: Span, tree: SpanTree): boolean
+  /**
+   * A run's first model prompt as the program gave it, where the framework wraps the program's
+   * instructions and input in its own template (the prompt may come from another convention's
+   * model spans).
+   */
+  unwrapPrompt?(messages: ChatMessage[]): ChatMessage[]
 }

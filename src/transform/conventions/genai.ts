@@ -2,22 +2,30 @@ import type { Span, SpanEvent } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages } from '../parse-messages.ts'
-import { isRecord, parseJsonValue, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  isRecord,
+  parseJsonValue,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { textsOfInstructions } from './instructions.ts'
 
 const MODEL_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion'])
 
-/** Per-message events of GenAI semconv ≤1.36 (deprecated in 1.37, still emitted). */
-const MESSAGE_EVENTS: Record<string, ChatMessage['role']> = {
-  'gen_ai.system.message': 'system',
-  'gen_ai.user.message': 'user',
-  'gen_ai.assistant.message': 'assistant',
-  'gen_ai.tool.message': 'tool',
-}
+/** Per-message events of GenAI semconv ≤1.36 (deprecated in 1.37, still emitted), by role. */
+const MESSAGE_EVENTS = new Map<string, ChatMessage['role']>([
+  ['gen_ai.system.message', 'system'],
+  ['gen_ai.user.message', 'user'],
+  ['gen_ai.assistant.message', 'assistant'],
+  ['gen_ai.tool.message', 'tool'],
+])
 
 function hasGenAiEvents(span: Span): boolean {
-  return span.events.some((event) => event.name in MESSAGE_EVENTS || event.name === 'gen_ai.choice')
+  return span.events.some((event) => MESSAGE_EVENTS.has(event.name) || event.name === 'gen_ai.choice')
 }
 
 /**
@@ -39,17 +47,16 @@ export const genAiReader: ConventionReader = {
   identity: (span) => ({
     agentId: readString(span.attributes, 'gen_ai.agent.id'),
     agentName: readString(span.attributes, 'gen_ai.agent.name'),
-    conversationId: readString(span.attributes, 'gen_ai.conversation.id'),
+    // The general `session.id` where no GenAI conversation id is recorded (Strands).
+    conversationId:
+      readString(span.attributes, 'gen_ai.conversation.id') ?? readString(span.attributes, 'session.id'),
   }),
-  instructions: (span, notes) =>
-    textsOfInstructions(readJson(span.attributes, 'gen_ai.system_instructions', notes, span.spanId)),
+  instructions: (span, notes) => readInstructions(span, notes),
   agentInput: (span, notes) => readInput(span, notes),
   agentOutput: (span, notes) => readOutput(span, notes),
   modelInput(span, notes) {
     const messages = readInput(span, notes)
-    const instructions = textsOfInstructions(
-      readJson(span.attributes, 'gen_ai.system_instructions', notes, span.spanId),
-    )
+    const instructions = readInstructions(span, notes)
     if (!instructions) return messages
     const system: ChatMessage[] = instructions.map((text) => ({
       role: 'system',
@@ -65,36 +72,67 @@ export const genAiReader: ConventionReader = {
       toolName: readString(attributes, 'gen_ai.tool.name'),
       args: readJson(attributes, 'gen_ai.tool.call.arguments', notes, span.spanId),
       result: readJson(attributes, 'gen_ai.tool.call.result', notes, span.spanId),
-      hasResult: 'gen_ai.tool.call.result' in attributes,
+      hasResult: hasAttribute(attributes, 'gen_ai.tool.call.result'),
     }
   },
   metadata: (span) => ({ ...readPrefixed(span.attributes, 'ai.settings.context') }),
 }
 
-function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if ('gen_ai.input.messages' in span.attributes) {
-    const parsed = parseMessages(readJson(span.attributes, 'gen_ai.input.messages', notes, span.spanId))
-    if (parsed) return parsed
-    notes.add(`gen_ai.input.messages of span ${span.spanId} could not be read`)
+/** The event that carries a model call's content in GenAI semconv ≥1.37 when it is not on the span. */
+const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
+
+/**
+ * A content key (`gen_ai.input.messages`, ...) of a span: the attribute, else every
+ * `gen_ai.client.inference.operation.details` event's copy of it, in order (a span may carry
+ * several, e.g. the conversation and then this step's tool results). Undefined when absent.
+ */
+function readContent(span: Span, key: string, notes: Notes): unknown[] | undefined {
+  if (hasAttribute(span.attributes, key)) return [readJson(span.attributes, key, notes, span.spanId)]
+  const values: unknown[] = []
+  for (const event of span.events) {
+    if (event.name !== DETAILS_EVENT || !hasAttribute(event.attributes, key)) continue
+    values.push(readJson(event.attributes, key, notes, span.spanId))
   }
+  return values.length > 0 ? values : undefined
+}
+
+/** The messages of a content key; a note when it is there but unreadable. */
+function readMessages(span: Span, key: string, notes: Notes): ChatMessage[] | undefined {
+  const values = readContent(span, key, notes)
+  if (!values) return undefined
+  const messages: ChatMessage[] = []
+  for (const value of values) {
+    const parsed = parseMessages(value)
+    if (parsed) for (const message of parsed) messages.push(message)
+    else notes.add(`${key} of span ${span.spanId} could not be read`)
+  }
+  return messages
+}
+
+function readInstructions(span: Span, notes: Notes): string[] | undefined {
+  const values = readContent(span, 'gen_ai.system_instructions', notes) ?? []
+  const texts = values.flatMap((value) => textsOfInstructions(value) ?? [])
+  return texts.length > 0 ? texts : undefined
+}
+
+function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
+  const messages = readMessages(span, 'gen_ai.input.messages', notes)
+  if (messages) return messages
   const fromEvents = span.events.flatMap((event) => messageFromEvent(event) ?? [])
   return fromEvents.length > 0 ? fromEvents : undefined
 }
 
 function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
-  if ('gen_ai.output.messages' in span.attributes) {
-    const parsed = parseMessages(readJson(span.attributes, 'gen_ai.output.messages', notes, span.spanId))
-    if (parsed) return parsed
-    notes.add(`gen_ai.output.messages of span ${span.spanId} could not be read`)
-  }
+  const messages = readMessages(span, 'gen_ai.output.messages', notes)
+  if (messages) return messages
   const choices = span.events.filter((event) => event.name === 'gen_ai.choice')
-  const messages = choices.flatMap((event) => choiceMessage(event) ?? [])
-  return messages.length > 0 ? messages : undefined
+  const fromChoices = choices.flatMap((event) => choiceMessage(event) ?? [])
+  return fromChoices.length > 0 ? fromChoices : undefined
 }
 
 /** A message from a `gen_ai.{system,user,assistant,tool}.message` event (its body flattened into attributes). */
 function messageFromEvent(event: SpanEvent): ChatMessage | undefined {
-  const role = MESSAGE_EVENTS[event.name]
+  const role = MESSAGE_EVENTS.get(event.name)
   if (!role) return undefined
   const body = eventBody(event)
   return parseMessages([{ ...body, role }])?.[0]
@@ -102,7 +140,12 @@ function messageFromEvent(event: SpanEvent): ChatMessage | undefined {
 
 function choiceMessage(event: SpanEvent): ChatMessage | undefined {
   const body = eventBody(event)
-  const message = isRecord(body.message) ? body.message : body
+  // `message` is `{role, content, tool_calls}`; some producers (Strands) write the content itself.
+  const message = isRecord(body.message)
+    ? body.message
+    : typeof body.message === 'string' || Array.isArray(body.message)
+      ? { content: body.message }
+      : body
   return parseMessages([{ ...message, role: 'assistant' }])?.[0]
 }
 
@@ -111,7 +154,7 @@ function eventBody(event: SpanEvent): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(event.attributes)) {
     if (key === 'gen_ai.system' || key === 'gen_ai.provider.name') continue
-    body[key] = key === 'content' ? value : parseJsonValue(value)
+    setOwn(body, key, key === 'content' ? value : parseJsonValue(value))
   }
   if (isRecord(body.body)) return body.body
   if (typeof body.content === 'string') {

@@ -3,12 +3,14 @@ import type { ChatMessage, ChatPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseArgs, parseMessages, parsePromptInput } from '../parse-messages.ts'
 import {
+  hasAttribute,
   isRecord,
   parseIfStructured,
   parseJsonValue,
   readJson,
   readPrefixed,
   readString,
+  setOwn,
 } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
@@ -28,7 +30,9 @@ function spanType(span: Span): string | undefined {
  */
 function payload(span: Span, which: 'input' | 'output', notes: Notes): unknown {
   const type = spanType(span)
-  const key = `mastra.${type}.${which}` in span.attributes ? `mastra.${type}.${which}` : which
+  const typed = `mastra.${type}.${which}`
+  const key = hasAttribute(span.attributes, typed) ? typed : which
+  if (!hasAttribute(span.attributes, key)) return undefined
   const raw = span.attributes[key]
   if (raw === undefined) return undefined
   const parsed = parseIfStructured(raw)
@@ -61,7 +65,7 @@ function generationOutput(value: unknown): ChatMessage[] | undefined {
 }
 
 function firstKey(attributes: Span['attributes'], keys: readonly string[]): string | undefined {
-  return keys.find((key) => key in attributes)
+  return keys.find((key) => hasAttribute(attributes, key))
 }
 
 /** Mastra's OTel exporter (`@mastra/otel-exporter`, `mastra.span.type` on every span). */
@@ -129,7 +133,7 @@ export const mastraReader: ConventionReader = {
   metadata(span) {
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'mastra.metadata'))) {
-      out[key] = parseIfStructured(value)
+      setOwn(out, key, parseIfStructured(value))
     }
     return out
   },

@@ -2,32 +2,35 @@ import type { Attributes, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
-import { isRecord, parseIfStructured, readJson, readPrefixed, readString } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  indexed,
+  isRecord,
+  parseIfStructured,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
+import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 
-function kind(span: Span): string {
+/** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
+export function kind(span: Span): string {
   return (readString(span.attributes, 'openinference.span.kind') ?? '').toUpperCase()
 }
 
-/** Groups flattened `prefix.<i>.rest` keys by index, in index order. */
-function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
-  const groups = new Map<number, Attributes>()
-  const start = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(start)) continue
-    const rest = key.slice(start.length)
-    const dot = rest.indexOf('.')
-    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
-    if (!Number.isInteger(index) || dot < 0) continue
-    const group = groups.get(index) ?? {}
-    group[rest.slice(dot + 1)] = value
-    groups.set(index, group)
-  }
-  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
+/** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
+export function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+  const raw = flattenedDicts(attributes, prefix)
+  return raw ? parseMessages(raw) : undefined
 }
 
-/** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
-function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+/** `llm.input_messages.*` / `llm.output_messages.*` as OpenAI-shaped message dicts, roles as written. */
+export function flattenedDicts(
+  attributes: Attributes,
+  prefix: string,
+): Record<string, unknown>[] | undefined {
   const groups = indexed(attributes, prefix)
   if (groups.size === 0) return undefined
   const raw: Record<string, unknown>[] = []
@@ -53,13 +56,31 @@ function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[
     if (typeof group['message.name'] === 'string') message.name = group['message.name']
     raw.push(message)
   }
-  return parseMessages(raw)
+  return raw
+}
+
+/**
+ * A span's role by its OpenInference kind, for readers of one framework's spans: AGENT is a run,
+ * LLM a model call, TOOL a tool call unless `isTool` says it is none; a CHAIN is `chain`. Only
+ * the kind is read for other spans (roles decide agent spans on the ingest path: keep it cheap).
+ */
+export function roleOfKind(
+  span: Span,
+  chain: SpanRole | ((span: Span) => SpanRole),
+  isTool: (span: Span) => boolean = () => true,
+): SpanRole {
+  const value = kind(span)
+  if (value === 'AGENT') return 'agent'
+  if (value === 'LLM') return 'model'
+  if (value === 'TOOL') return isTool(span) ? 'tool' : 'other'
+  if (value !== 'CHAIN') return 'other'
+  return typeof chain === 'function' ? chain(span) : chain
 }
 
 /** `input.value` / `output.value`: JSON when the mime type (or the text) says so, else plain text. */
-function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
+export function ioValue(span: Span, which: 'input' | 'output', notes: Notes): unknown {
   const key = `${which}.value`
-  if (!(key in span.attributes)) return undefined
+  if (!hasAttribute(span.attributes, key)) return undefined
   const mime = readString(span.attributes, `${which}.mime_type`)
   if (mime === 'text/plain') return span.attributes[key]
   return readJson(span.attributes, key, notes, span.spanId)
@@ -77,13 +98,24 @@ function outputMessages(value: unknown): ChatMessage[] | undefined {
   return parseMessages(value)
 }
 
+/** A root chain is a run when it calls a model and holds no AGENT span (else its agents are the runs). */
+function chainActsAsAgent(tree: SpanTree, chain: Span): boolean {
+  let callsModel = false
+  const holdsAgent = walkBelow(tree, chain, (span) => {
+    const value = kind(span)
+    if (value === 'LLM') callsModel = true
+    return value === 'AGENT' ? 'stop' : undefined
+  })
+  return callsModel && !holdsAgent
+}
+
 /** OpenInference (Arize Phoenix): `openinference.span.kind` AGENT / LLM / TOOL spans with flattened messages. */
 export const openInferenceReader: ConventionReader = {
   convention: 'openinference',
   matches: (span) => typeof span.attributes['openinference.span.kind'] === 'string',
   role(span): SpanRole {
     const value = kind(span)
-    // A root chain may be the agent (LangChain AgentExecutor, LangGraph); see `agentSpansOf`.
+    // A root chain may be the agent (a chain that calls a model itself); see `confirmRun`.
     if (value === 'AGENT' || (value === 'CHAIN' && !span.parentSpanId)) return 'agent'
     if (value === 'LLM') return 'model'
     if (value === 'TOOL') return 'tool'
@@ -137,24 +169,24 @@ export const openInferenceReader: ConventionReader = {
   },
   toolCall(span, notes) {
     const attributes = span.attributes
-    const argsKey = 'input.value' in attributes ? 'input.value' : 'tool.parameters'
+    const argsKey = hasAttribute(attributes, 'input.value') ? 'input.value' : 'tool.parameters'
     return {
       toolCallId: readString(attributes, 'tool_call.id') ?? readString(attributes, 'tool.id'),
       toolName: readString(attributes, 'tool.name'),
       args: readJson(attributes, argsKey, notes, span.spanId),
       result: ioValue(span, 'output', notes),
-      hasResult: 'output.value' in attributes,
+      hasResult: hasAttribute(attributes, 'output.value'),
     }
   },
+  confirmRun: (span, tree) => kind(span) !== 'CHAIN' || chainActsAsAgent(tree, span),
   metadata(span, notes) {
     const out: Record<string, unknown> = {}
     const blob = readJson(span.attributes, 'metadata', notes, span.spanId)
-    if (isRecord(blob)) Object.assign(out, blob)
+    if (isRecord(blob)) for (const [key, value] of Object.entries(blob)) setOwn(out, key, value)
     for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'metadata'))) {
-      out[key] = parseIfStructured(value)
+      setOwn(out, key, parseIfStructured(value))
     }
-    const tags = span.attributes['tag.tags']
-    if (tags !== undefined) out.tags = parseIfStructured(tags)
+    if (hasAttribute(span.attributes, 'tag.tags')) out.tags = parseIfStructured(span.attributes['tag.tags'])
     return out
   },
 }

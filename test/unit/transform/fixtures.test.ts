@@ -1,17 +1,10 @@
+import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { decodeOtlpTraces } from '../../../src/ingest/decode/index.ts'
 import type { AgentRun, MastraDBMessage } from '../../../src/model/index.ts'
 import { extractAgentRuns, findAgentSpans, spanRole } from '../../../src/transform/index.ts'
-import {
-  type GroundTruthRun,
-  listFixtures as listAllFixtures,
-  loadFixture,
-  type TruthMessage,
-} from '../../fixtures/index.ts'
-import { pythonProducers } from '../../fixtures/python.ts'
-
-// Python producers: enabled by the transform branch.
-const listFixtures = () => listAllFixtures().filter((entry) => !pythonProducers.includes(entry.producer))
+import { type GroundTruthRun, listFixtures, loadFixture, type TruthMessage } from '../../fixtures/index.ts'
+import { outputSteps } from './output-steps.ts'
 
 const CONVENTION_OF_TRUTH = {
   genai: 'genai',
@@ -19,7 +12,7 @@ const CONVENTION_OF_TRUTH = {
   'ai-sdk-legacy': 'ai-sdk',
   mastra: 'mastra',
   openinference: 'openinference',
-  // Python producers only (excluded above): the transform branch sets what it rebuilds them as.
+  // OpenLLMetry (Python producers traceloop and traceloop-legacy).
   traceloop: 'traceloop',
 } as const
 
@@ -51,21 +44,52 @@ function toolCalls(run: AgentRun) {
   )
 }
 
+function requestsRecorded(protoPath: string): boolean {
+  return existsSync(protoPath.replace(/\.pb$/, '.requests.json'))
+}
+
+/** What the scripted model server was sent as each tool call's output (Python fixtures), by call id. */
+function sentToolOutputs(requestsPath: string): Map<string, unknown> {
+  const sent = new Map<string, unknown>()
+  if (!existsSync(requestsPath)) return sent
+  const requests = JSON.parse(readFileSync(requestsPath, 'utf8')) as { body: Record<string, unknown> }[]
+  for (const { body } of requests) {
+    const items = [body.messages, body.input].flatMap((list) => (Array.isArray(list) ? list : []))
+    for (const item of items as Record<string, unknown>[]) {
+      const id = item.tool_call_id ?? item.call_id
+      const output =
+        item.role === 'tool' ? item.content : item.type === 'function_call_output' ? item.output : undefined
+      if (typeof id === 'string' && output !== undefined) sent.set(id, output)
+    }
+  }
+  return sent
+}
+
+/** Whether a run was rebuilt without its agent span (the library never exported it). */
+function lostAgentSpan(run: AgentRun | undefined): boolean {
+  return run?.notes?.some((note) => note.startsWith(`agent span ${run.spanId} is missing`)) ?? false
+}
+
 function expectRunMatches(
   run: AgentRun,
   truth: GroundTruthRun,
   runs: AgentRun[],
   truths: GroundTruthRun[],
 ): void {
-  expect(run.agentName).toBe(truth.agentName)
+  if (!lostAgentSpan(run)) expect(run.agentName).toBe(truth.agentName)
   if (truth.agentId) expect(run.agentId).toBe(truth.agentId)
   expect(run.status).toBe(truth.status)
   if (truth.parentAgentName) {
     const parent = runs.find((candidate) => candidate.agentName === truth.parentAgentName)
     expect(run.parentRunSpanId).toBe(parent?.spanId)
-    // A sub-agent run inherits its caller's thread (Mastra copies the metadata to child spans).
+    // A sub-agent run inherits its caller's thread (Mastra copies the metadata to child spans), or
+    // one its framework made up for it when the program gave none (Pydantic AI): its own alone.
     const parentTruth = truths.find((candidate) => candidate.agentName === truth.parentAgentName)
-    expect([truth.conversationId, parentTruth?.conversationId]).toContain(run.conversationId)
+    const madeUp =
+      truth.conversationId === undefined &&
+      run.conversationId !== undefined &&
+      runs.every((other) => other === run || other.conversationId !== run.conversationId)
+    if (!madeUp) expect([truth.conversationId, parentTruth?.conversationId]).toContain(run.conversationId)
   } else {
     expect(run.parentRunSpanId).toBeUndefined()
     expect(run.conversationId).toBe(truth.conversationId)
@@ -78,12 +102,22 @@ function expectRunMatches(
   } else if (truth.instructions !== undefined) {
     expect(run.input.systemMessages).toEqual([{ role: 'system', content: truth.instructions }])
   }
-  expect(messages(run.input.inputMessages)).toEqual(truth.input)
+  if (truth.input.length > 0 && run.input.inputMessages.length === 0) {
+    // A failed model call may record no prompt (OpenAI Agents SDK): then no span has the input.
+    expect(run.status).toBe('error')
+    expect(run.notes).toContain('input messages not recorded (content capture off?)')
+  } else expect(messages(run.input.inputMessages)).toEqual(truth.input)
   expect(messages(run.input.rememberedMessages)).toEqual(truth.history)
   expect(toolCalls(run)).toEqual(truth.toolCalls)
   expect(run.output).toHaveLength(1)
   expect(run.output[0]!.role).toBe('assistant')
   expect(run.output[0]!.content.content).toBe(truth.finalText)
+  if (truth.steps) {
+    // Each model turn in order: its text (the final answer for the last) and its tool calls.
+    expect(outputSteps(run)).toEqual(
+      truth.steps.map((step) => ({ texts: step.text ? [step.text] : [], toolCallIds: step.toolCallIds })),
+    )
+  }
   if (truth.resourceId && !truth.parentAgentName) {
     for (const message of [...run.input.inputMessages, ...run.output])
       expect(message.resourceId).toBe(truth.resourceId)
@@ -103,16 +137,24 @@ describe('extractAgentRuns on generated fixtures', () => {
     const runs = extractAgentRuns(spans)
 
     it('finds one run per agent turn, in start order', () => {
-      expect(runs.map((run) => run.agentName)).toEqual(fixture.truth.runs.map((run) => run.agentName))
-      expect(findAgentSpans(spans).map((span) => span.spanId)).toEqual(runs.map((run) => run.spanId))
+      // A run whose agent span never arrived cannot know the agent's name, and says why.
+      expect(runs.map((run) => (lostAgentSpan(run) ? undefined : run.agentName))).toEqual(
+        fixture.truth.runs.map((truth, index) => (lostAgentSpan(runs[index]) ? undefined : truth.agentName)),
+      )
+      const present = new Set(spans.map((span) => span.spanId))
+      expect(findAgentSpans(spans).map((span) => span.spanId)).toEqual(
+        runs.filter((run) => present.has(run.spanId)).map((run) => run.spanId),
+      )
     })
 
     it('recognises the convention', () => {
       for (const run of runs) {
-        const agent = spans.find((span) => span.spanId === run.spanId)!
+        const agent = spans.find((span) => span.spanId === run.spanId)
         // OpenInference's AI SDK processor adds its keys to GenAI spans; the GenAI keys are read first.
         const enriched =
-          fixture.truth.convention === 'openinference' && 'gen_ai.operation.name' in agent.attributes
+          fixture.truth.convention === 'openinference' &&
+          agent !== undefined &&
+          'gen_ai.operation.name' in agent.attributes
         expect(run.convention).toBe(enriched ? 'genai' : CONVENTION_OF_TRUTH[fixture.truth.convention])
       }
     })
@@ -160,7 +202,12 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
 })
 
 describe('fixtures with every tool span lost', () => {
-  const entries = listFixtures()
+  // A run a tool span heads (CrewAI's delegation) is lost with that span: nothing to compare.
+  const entries = listFixtures().filter((entry) => {
+    const spans = decodeOtlpTraces(loadFixture(entry).proto)
+    const tools = new Set(spans.filter((span) => spanRole(span) === 'tool').map((span) => span.spanId))
+    return extractAgentRuns(spans).every((run) => !tools.has(run.spanId))
+  })
 
   it.each(entries.map((entry) => [entry.name, entry] as const))(
     '%s: tool calls are rebuilt from the model messages',
@@ -174,10 +221,18 @@ describe('fixtures with every tool span lost', () => {
         expect(calls.map(({ id, name, args }) => ({ id, name, args }))).toEqual(
           truth.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
         )
-        // Results come from the next prompts, where the convention records them (Mastra's do not).
+        // Results come from the next prompts, where the convention records them (Mastra's do not):
+        // the value, or the text the model was sent (Python SDKs may send `str(value)`).
         if (fixture.truth.convention !== 'mastra') {
+          const sent = sentToolOutputs(entry.protoPath.replace(/\.pb$/, '.requests.json'))
           truth.toolCalls.forEach((call, position) => {
-            if (call.error === undefined) expect(calls[position]!.result).toEqual(call.result)
+            if (call.error !== undefined) return
+            const result = calls[position]!.result
+            if (sent.has(call.id) && result === sent.get(call.id)) return
+            // A result the model was never sent under the call's id (ADK retells a transfer's as
+            // text) cannot be in the prompts.
+            if (result === undefined && requestsRecorded(entry.protoPath) && !sent.has(call.id)) return
+            expect(result).toEqual(call.result)
           })
         }
       })

@@ -13,7 +13,6 @@ import type { AgentRun } from '../../../src/model/index.ts'
 import { extractAgentRuns, spanRole } from '../../../src/transform/index.ts'
 import type { MastraScoreTruth } from '../../fixtures/ground-truth.ts'
 import { type Fixture, listFixtures, loadFixture } from '../../fixtures/index.ts'
-import { pythonProducers } from '../../fixtures/python.ts'
 
 type Recorded = MastraScoreTruth & { options?: Record<string, unknown> }
 
@@ -124,8 +123,7 @@ describe('parity with Mastra live scoring', () => {
 
 describe('Mastra live scores reproduced from other producers of the same scenario', () => {
   const twins = listFixtures()
-    // Python producers: enabled by the transform branch.
-    .filter((entry) => entry.producer !== 'mastra' && !pythonProducers.includes(entry.producer))
+    .filter((entry) => entry.producer !== 'mastra')
     .flatMap((entry) => {
       const mastra = mastraFixtures.find((fixture) => fixture.scenario === entry.scenario)
       return mastra ? [[entry.name, loadFixture(entry), mastra] as const] : []

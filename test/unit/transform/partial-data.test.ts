@@ -11,6 +11,10 @@ const CLASSIFYING_KEYS = new Set([
   'gen_ai.operation.name',
   'ai.operationId',
   'openinference.span.kind',
+  'traceloop.span.kind',
+  'llm.request.type',
+  // CrewAI's delegation tool heads the coworker's run: its name says what the span is.
+  'tool.name',
 ])
 
 const agentAttributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bot' }
@@ -216,7 +220,7 @@ describe('extractAgentRuns on bad or partial data', () => {
     }
   })
 
-  it('never throws when every string attribute of real traces is cut short', () => {
+  it('never throws when every string attribute of real traces is cut short', { timeout: 60_000 }, () => {
     let checked = 0
     for (const entry of listFixtures()) {
       const spans = decodeOtlpTraces(loadFixture(entry).proto)

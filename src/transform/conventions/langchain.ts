@@ -1,0 +1,133 @@
+import type { Span } from '../../model/index.ts'
+import type { ChatMessage } from '../chat-message.ts'
+import { parseMessages, parsePromptInput } from '../parse-messages.ts'
+import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
+import { exceptionMessage } from '../span-error.ts'
+import { type SpanTree, walkBelow } from '../span-tree.ts'
+import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
+
+/** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
+const SCOPE = 'openinference.instrumentation.langchain'
+
+/** LangChain message types → chat roles. */
+const ROLES = new Map<string, ChatMessage['role']>([
+  ['human', 'user'],
+  ['HumanMessage', 'user'],
+  ['ai', 'assistant'],
+  ['AIMessage', 'assistant'],
+  ['AIMessageChunk', 'assistant'],
+  ['system', 'system'],
+  ['SystemMessage', 'system'],
+  ['tool', 'tool'],
+  ['ToolMessage', 'tool'],
+])
+
+const isChain = (span: Span) => {
+  const value = kind(span)
+  return value === 'CHAIN' || value === 'AGENT'
+}
+
+/**
+ * LangChain / LangGraph traced by OpenInference. Every runnable is a CHAIN span (AGENT when its
+ * name contains "agent", so LangGraph's `agent` node is one per model step): the run is the
+ * outermost chain of one invocation, whose parent is no chain (a root, a tool that invoked a
+ * sub-graph, an application span), and that calls a model. Its input is the graph input
+ * (`{"messages": [...]}`, history first), its output the final state; messages may be LangChain
+ * envelopes (`{type, data}`, `{lc, kwargs}`). A tool span records a one-argument tool's bare
+ * value and returns the `ToolMessage` envelope, which holds the call id and the result as text.
+ */
+export const langChainReader: ConventionReader = {
+  ...openInferenceReader,
+  matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
+  // Every chain is a candidate; `confirmRun` keeps the outermost one of an invocation.
+  role: (span): SpanRole => roleOfKind(span, 'agent'),
+  confirmRun: (span, tree) => {
+    const parent = span.parentSpanId ? tree.byId.get(span.parentSpanId) : undefined
+    if (parent && parent.scope.name === SCOPE && isChain(parent)) return false
+    return callsModel(span, tree)
+  },
+  identity: (span) => ({
+    agentName: span.name,
+    ...(readString(span.attributes, 'session.id')
+      ? { conversationId: readString(span.attributes, 'session.id') }
+      : {}),
+  }),
+  agentInput(span, notes) {
+    const value = ioValue(span, 'input', notes)
+    if (typeof value === 'string') return parsePromptInput(value)
+    return (
+      langChainMessages(isRecord(value) ? value.messages : value) ??
+      openInferenceReader.agentInput(span, notes)
+    )
+  },
+  agentOutput(span, notes) {
+    const value = ioValue(span, 'output', notes)
+    if (value === undefined) return undefined
+    if (typeof value === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text: value }] }]
+    return (
+      langChainMessages(isRecord(value) ? value.messages : value) ??
+      openInferenceReader.agentOutput(span, notes)
+    )
+  },
+  toolCall(span, notes) {
+    const call = openInferenceReader.toolCall(span, notes)
+    const envelope = toolMessage(call.result)
+    if (!envelope) return call
+    return {
+      ...call,
+      toolCallId: call.toolCallId ?? envelope.toolCallId,
+      result: envelope.result,
+    }
+  },
+  // The status holds the exception's repr and traceback; its event holds the message.
+  toolError: exceptionMessage,
+}
+
+/** Whether a model call is made under `span` without passing through a tool (a sub-graph's own run). */
+function callsModel(span: Span, tree: SpanTree): boolean {
+  return walkBelow(tree, span, (next) => {
+    const value = kind(next)
+    return value === 'LLM' ? 'stop' : value === 'TOOL' ? 'skip' : undefined
+  })
+}
+
+/**
+ * Messages in any form LangChain serializes them: plain `{role, content}` dicts (what a program
+ * passes), `message_to_dict` envelopes `{type, data}`, and `{lc, type: 'constructor', id, kwargs}`.
+ */
+export function langChainMessages(value: unknown): ChatMessage[] | undefined {
+  if (!Array.isArray(value)) return undefined
+  const list = value.length === 1 && Array.isArray(value[0]) ? value[0] : value
+  return parseMessages(list.map((item: unknown) => plainMessage(item) ?? item))
+}
+
+/** A LangChain envelope as a plain chat message dict (tool calls in the OpenAI shape), or undefined. */
+function plainMessage(item: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(item)) return undefined
+  const className = Array.isArray(item.id) ? item.id[item.id.length - 1] : undefined
+  const type = typeof className === 'string' && isRecord(item.kwargs) ? className : item.type
+  const data = isRecord(item.data) ? item.data : isRecord(item.kwargs) ? item.kwargs : undefined
+  const role = typeof type === 'string' ? ROLES.get(type) : undefined
+  if (!role || !data) return undefined
+  const message: Record<string, unknown> = { role, content: data.content }
+  if (Array.isArray(data.tool_calls) && data.tool_calls.length > 0) {
+    message.tool_calls = data.tool_calls.flatMap((call: unknown) =>
+      isRecord(call) ? [{ id: call.id, function: { name: call.name, arguments: call.args } }] : [],
+    )
+  }
+  if (typeof data.tool_call_id === 'string') message.tool_call_id = data.tool_call_id
+  if (typeof data.name === 'string') message.name = data.name
+  return message
+}
+
+/** A serialized `ToolMessage` (`{type: 'tool', data: {content, tool_call_id}}`): its call id and result. */
+function toolMessage(value: unknown): { toolCallId?: string; result: unknown } | undefined {
+  if (!isRecord(value) || value.type !== 'tool' || !isRecord(value.data)) return undefined
+  const data = value.data
+  const content = data.content
+  return {
+    ...(typeof data.tool_call_id === 'string' ? { toolCallId: data.tool_call_id } : {}),
+    result: typeof content === 'string' ? parseJsonValue(content) : content,
+  }
+}
