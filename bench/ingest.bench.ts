@@ -231,7 +231,8 @@ async function subject(topic: string, records: number): Promise<Timing> {
     isAgentRunSpan: isGeneratedAgentSpan,
     settleMs: 200,
     maxBufferedSpans: 1_000_000,
-    onTrace: async () => {},
+    process: async () => undefined,
+    targets: [],
   })
   await source.start()
   const timing = await time(() => source.stats().records >= records)

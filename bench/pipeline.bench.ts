@@ -2,7 +2,7 @@
  * Full-pipeline benchmark on the local broker, code scorers only:
  * - throughput: spans/s from a pre-filled topic through decode, assembly, transform, scoring and
  *   OTLP export to a local receiver, against a bare kafkajs consumer reading the same records in
- *   the same run (target ≥ 0.5×, and ≥ 30,000 spans/s absolute);
+ *   the same run (target ≥ 0.4×, issue 12; and ≥ 30,000 spans/s absolute);
  * - latency: from an agent run's record being produced to its score span arriving at the
  *   receiver, p50/p99, the configured settle time subtracted.
  * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
@@ -274,8 +274,8 @@ export async function run(
       value: fmt(pipeRate),
       baseline: `bare kafkajs read ${fmt(bareRate)}`,
       ratio: `${ratio.toFixed(2)}x`,
-      target: '>= 0.5x',
-      met: ratio >= 0.5 ? 'yes' : 'NO',
+      target: '>= 0.4x',
+      met: ratio >= 0.4 ? 'yes' : 'NO',
     },
     {
       measure: `diagnostic: same pipeline, OTLP export replaced by a counting sink (ingest pauses per round ${pausesOf.noExport.join('/')})`,

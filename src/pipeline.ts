@@ -1,15 +1,22 @@
-import { Kafka, logLevel } from 'kafkajs'
+import type { Kafka, Producer } from 'kafkajs'
 import type { TracescoreConfig } from './config/index.ts'
-import { describeKafkaError, kafkaTlsOptions } from './ingest/kafka-security.ts'
-import { createKafkaSource, type KafkaSource, type KafkaSourceStats } from './ingest/kafka-source.ts'
+import { createKafkaClient } from './ingest/kafka-client.ts'
+import type { IngestedTrace } from './ingest/kafka-source.ts'
+import { createKafkaSource } from './ingest/kafka-source.ts'
+import { ensureRepartitionTopic, waitForTopic } from './ingest/kafka-topics.ts'
+import { createSupervisedKafkajsConsumer } from './ingest/kafkajs-consumer.ts'
 import { createTraceRepartitioner } from './ingest/repartition/trace-repartitioner.ts'
+import type { SpanSourceStats } from './ingest/span-source.ts'
+import { refreshConsumerLag } from './ops/consumer-lag.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
-import { scoreTrace } from './score-trace.ts'
+import { sourceMetricsUpdater } from './ops/source-metrics.ts'
+import { scoreTrace, type TraceScores } from './score-trace.ts'
 import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
-import type { Decision } from './scoring/registry.ts'
 import { TokenBudget } from './scoring/token-budget.ts'
-import { coalesceDeliveries, createSinks, type Sink, type SinkConfig } from './sink/index.ts'
+import { decisionsTarget, sinkTarget } from './sink/delivery-targets.ts'
+import { coalesceDeliveries, createSink, type Sink, type SinkConfig } from './sink/index.ts'
+import { retryPolicies } from './sink/retry-policy.ts'
 import { isAgentRunSpan } from './transform/index.ts'
 
 /** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
@@ -18,8 +25,30 @@ export interface Pipeline {
   /** Drains in-flight runs, commits what the sinks acknowledged, closes the sinks. */
   stop(): Promise<void>
   /** Counters of the source (records, spans, traces, dead letters, commits...). */
-  stats(): KafkaSourceStats
+  stats(): SpanSourceStats
   readonly metrics: Metrics
+  /** True while the consumer is in its group and reading (`/readyz`). */
+  ready(): boolean
+  /**
+   * Resolves with the error when consuming ended for good: the consumer could not be recovered
+   * (or, in a replay, a delivery was given up). The process should then exit non-zero.
+   */
+  readonly failed: Promise<unknown>
+  /** With `deps.range`: resolves when every partition was read to the range's end. */
+  readonly caughtUp: Promise<void>
+  /** Releases every buffered trace, complete or not, and waits until each is scored and delivered. */
+  drain(): Promise<void>
+  /** Brings the metrics read from the source and from Kafka (lag) up to date; called before each scrape. */
+  refreshMetrics(): Promise<void>
+}
+
+/** A range of the topic to read instead of the group's position (`tracescore replay`). */
+export interface PipelineRange {
+  /** A throw-away consumer group: the service's committed offsets stay untouched. */
+  groupId: string
+  startOffsets: ReadonlyMap<number, string>
+  /** Exclusive end of each partition. */
+  endOffsets: ReadonlyMap<number, string>
 }
 
 /** What the pipeline may be given instead of building it from the configuration. */
@@ -29,253 +58,155 @@ export interface PipelineDeps {
   /** Extra sinks, delivered to along with the configured ones (the demo's summary uses this). */
   extraSinks?: Sink[]
   now?: () => number
-}
-
-/** The JSON record of one decision on the decisions topic (`kafka.decisionsTopic`). */
-export function toDecisionMessage(decision: Decision) {
-  return {
-    traceId: decision.traceId,
-    spanId: decision.spanId,
-    scorer: decision.scorer,
-    outcome: decision.outcome,
-    ...(decision.detail ? { detail: decision.detail } : {}),
-    ...(decision.record?.score !== undefined ? { score: decision.record.score } : {}),
-    ...(decision.record?.error ? { error: decision.record.error } : {}),
-  }
-}
-
-/**
- * Waits until the broker answers and the topic exists (a service may start before the Collector
- * created it, or while the broker restarts), logging what it waits for; retries with backoff.
- */
-export async function waitForTopic(
-  kafka: Kafka,
-  topic: string,
-  logger: Logger,
-  signal: AbortSignal,
-): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const admin = kafka.admin()
-    let problem: string
-    try {
-      await admin.connect()
-      if ((await admin.listTopics()).includes(topic)) return
-      problem = `topic ${topic} does not exist yet`
-    } catch (error) {
-      problem = describeKafkaError(error)
-    } finally {
-      await admin.disconnect().catch(() => {})
-    }
-    const delay = Math.min(30_000, 500 * 2 ** Math.min(attempt, 6))
-    logger.warn({ attempt: attempt + 1, retryInMs: delay }, `waiting before consuming: ${problem}`)
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delay)
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer)
-        resolve()
-      })
-    })
-    signal.throwIfAborted()
-  }
-}
-
-/** Creates the repartition stage's internal topic, with as many partitions as the raw topic, if missing. */
-async function ensureRepartitionTopic(kafka: Kafka, rawTopic: string, targetTopic: string): Promise<void> {
-  const admin = kafka.admin()
-  await admin.connect()
-  try {
-    const existing = await admin.listTopics()
-    if (existing.includes(targetTopic)) return
-    const raw = existing.includes(rawTopic) ? (await admin.fetchTopicOffsets(rawTopic)).length : 1
-    await admin.createTopics({ topics: [{ topic: targetTopic, numPartitions: raw }], waitForLeaders: true })
-  } finally {
-    await admin.disconnect()
-  }
-}
-
-/** The sink list the configuration asks for. */
-export function sinkConfigsOf(config: TracescoreConfig): SinkConfig[] {
-  const { otlp, kafka, phoenix, langfuse, stdout } = config.sinks
-  const list: SinkConfig[] = []
-  if (otlp !== false) list.push({ type: 'otlp', ...otlp })
-  if (kafka)
-    list.push({
-      type: 'kafka',
-      brokers: config.kafka.brokers,
-      topic: kafka.topic,
-      client: kafkaSecurityOf(config),
-    })
-  if (phoenix) list.push({ type: 'phoenix', ...phoenix })
-  if (langfuse) list.push({ type: 'langfuse', ...langfuse })
-  if (stdout) list.push({ type: 'jsonl' })
-  return list
-}
-
-/** The TLS and SASL settings of the configured Kafka cluster, as kafkajs takes them. */
-function kafkaSecurityOf(config: TracescoreConfig) {
-  const { ssl, sasl } = config.kafka
-  return { ssl: kafkaTlsOptions(ssl), ...(sasl ? { sasl } : {}), logLevel: logLevel.WARN }
-}
-
-/** The kafkajs client for the configured brokers, TLS and SASL. */
-export function kafkaClientOf(config: TracescoreConfig): Kafka {
-  return new Kafka({
-    clientId: config.kafka.clientId,
-    brokers: config.kafka.brokers,
-    ...kafkaSecurityOf(config),
-  })
+  /** The process's kafkajs client; `createKafkaClient(config.kafka)` when absent. */
+  kafka?: Kafka
+  /** Read this range (no commits, no repartitioning) instead of consuming as the service. */
+  range?: PipelineRange
 }
 
 /** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */
 export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}): Pipeline {
   const logger = deps.logger ?? createLogger(config.log.level)
   const metrics = deps.metrics ?? createMetrics()
-  // Many traces are scored at once; their scores leave in shared batches (one export per batch).
-  const sinks = coalesceDeliveries(createSinks([...sinkConfigsOf(config), ...(deps.extraSinks ?? [])]))
-  const budgets = Object.fromEntries(
-    Object.entries(config.scorers).flatMap(([name, e]) =>
-      e.dailyTokenBudget ? [[name, e.dailyTokenBudget]] : [],
-    ),
-  )
-  const budget = new TokenBudget(budgets, deps.now)
-  configureJudgeFromConfig(config)
-
-  const decisionsProducer = config.kafka.decisionsTopic ? kafkaClientOf(config).producer() : undefined
-
-  // Records not keyed by trace id go through the repartition stage first: it re-keys them by
-  // trace into `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
-  const repartitioner = config.kafka.repartition
-    ? createTraceRepartitioner({
-        kafka: kafkaClientOf(config),
-        groupId: `${config.kafka.groupId}-repartition`,
-        sourceTopic: config.kafka.topic,
-        encoding: config.kafka.encoding,
-        deadLetterTopic: config.kafka.deadLetterTopic,
-        fromBeginning: config.kafka.fromBeginning,
-        logger,
-      })
-    : undefined
-
-  const source: KafkaSource = createKafkaSource({
-    kafka: kafkaClientOf(config),
-    groupId: config.kafka.groupId,
-    topic: repartitioner?.targetTopic ?? config.kafka.topic,
-    fromBeginning: repartitioner ? true : config.kafka.fromBeginning,
+  // One client per process: the consumers, the producer and the admin all come from it.
+  const kafka = deps.kafka ?? createKafkaClient(config.kafka)
+  const producer = kafka.producer({ allowAutoTopicCreation: true })
+  const admin = kafka.admin()
+  const sinks = sinksOf(config, producer, deps.extraSinks)
+  const { decisionsTopic } = config.kafka
+  const repartitioner =
+    config.kafka.repartition && !deps.range ? repartitionerOf(config, kafka, producer, logger) : undefined
+  const topic = repartitioner?.targetTopic ?? config.kafka.topic
+  const groupId = deps.range?.groupId ?? config.kafka.groupId
+  const source = createKafkaSource<TraceScores>({
+    kafka,
+    producer,
+    groupId,
+    topic,
+    fromBeginning: repartitioner || deps.range ? true : config.kafka.fromBeginning,
     encoding: repartitioner ? 'otlp_json' : config.kafka.encoding,
     deadLetterTopic: config.kafka.deadLetterTopic,
     ...config.assembly,
     isAgentRunSpan,
     logger,
     now: deps.now,
-    onTrace: async (trace) => {
-      const { records, decisions } = await scoreTrace(trace.spans, {
-        scorers: config.scorers,
-        budget,
-        metrics,
-        now: deps.now,
-        agentSpanIds: trace.agentSpanIds,
-        incomplete: trace.incomplete,
-      })
-      for (const d of decisions)
-        logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
-      if (decisionsProducer && decisions.length > 0) {
-        await decisionsProducer.send({
-          topic: config.kafka.decisionsTopic!,
-          acks: -1,
-          messages: decisions.map((d) => ({ key: d.traceId, value: JSON.stringify(toDecisionMessage(d)) })),
-        })
-      }
-      if (records.length === 0) return
-      try {
-        await sinks.deliver(records)
-        metrics.sinkDeliveries.inc({ sink: 'all', result: 'delivered' }, records.length)
-      } catch (error) {
-        metrics.sinkDeliveries.inc({ sink: 'all', result: 'failed' }, records.length)
-        logger.warn({ err: error, traceId: trace.traceId }, 'score delivery failed; offsets held, will retry')
-        throw error
-      }
-    },
+    process: scorerOf(config, metrics, logger, deps.now),
+    targets: [
+      ...sinks.map((sink) => sinkTarget(sink, metrics)),
+      ...(decisionsTopic ? [decisionsTarget(producer, decisionsTopic)] : []),
+    ],
+    // A replay gives up on a delivery after about a minute (then exits 1); the service never does.
+    ...(deps.range
+      ? { ...deps.range, commitIntervalMs: false as const, deliveryPolicy: retryPolicies.sink }
+      : {}),
   })
-
-  // Source counters become Prometheus counters/gauges at scrape time.
-  let last = source.stats()
-  const refresh = () => {
-    const now = source.stats()
-    const delta = (key: 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased') => {
-      const d = (now[key] ?? 0) - (last[key] ?? 0)
-      return Number.isFinite(d) && d > 0 ? d : 0
-    }
-    metrics.records.inc(delta('records'))
-    metrics.spans.inc(delta('spans'))
-    metrics.deadLetters.inc(delta('deadLetters'))
-    metrics.lateSpans.inc(delta('lateSpans'))
-    metrics.traces.inc({ complete: 'true' }, delta('tracesReleased'))
-    metrics.bufferedSpans.set(now.bufferedSpans)
-    last = now
-  }
-  // Consumer lag: high watermark minus the group's committed offset, read at scrape time.
-  const kafka = kafkaClientOf(config)
-  const admin = kafka.admin()
-  let adminConnected = false
-  const refreshLag = async () => {
-    try {
-      if (!adminConnected) {
-        await admin.connect()
-        adminConnected = true
-      }
-      const topic = repartitioner?.targetTopic ?? config.kafka.topic
-      const { groupId } = config.kafka
-      const [ends, committed] = await Promise.all([
-        admin.fetchTopicOffsets(topic),
-        admin.fetchOffsets({ groupId, topics: [topic] }),
-      ])
-      const done = new Map(committed[0]?.partitions.map((p) => [p.partition, Number(p.offset)]) ?? [])
-      for (const end of ends) {
-        const at = done.get(end.partition) ?? -1
-        const low = Number(end.low)
-        metrics.consumerLag.set({ partition: String(end.partition) }, Number(end.high) - (at >= 0 ? at : low))
-      }
-    } catch (error) {
-      logger.debug({ err: error }, 'consumer lag not available')
-    }
-  }
-  const originalMetrics = metrics.registry.metrics.bind(metrics.registry)
-  metrics.registry.metrics = async () => {
-    refresh()
-    await refreshLag()
-    return originalMetrics()
-  }
-
+  const updateSourceMetrics = sourceMetricsUpdater(metrics, source.stats)
   const starting = new AbortController()
   return {
     metrics,
-    stats: () => source.stats(),
+    stats: source.stats,
+    ready: source.ready,
+    failed: Promise.race([source.failed, ...(repartitioner ? [repartitioner.failed] : [])]),
+    caughtUp: source.caughtUp,
+    async drain() {
+      source.flush()
+      await source.drained()
+    },
+    async refreshMetrics() {
+      updateSourceMetrics()
+      await refreshConsumerLag(admin, { groupId, topic }, metrics.consumerLag, logger)
+    },
     async start() {
-      logger.info(
-        {
-          brokers: config.kafka.brokers,
-          topic: config.kafka.topic,
-          groupId: config.kafka.groupId,
-          scorers: Object.keys(config.scorers),
-        },
-        'tracescore starting',
-      )
-      await waitForTopic(kafkaClientOf(config), config.kafka.topic, logger, starting.signal)
-      await decisionsProducer?.connect()
-      if (repartitioner)
-        await ensureRepartitionTopic(kafkaClientOf(config), config.kafka.topic, repartitioner.targetTopic)
-      await repartitioner?.start()
+      const { brokers } = config.kafka
+      const scorers = Object.keys(config.scorers)
+      logger.info({ brokers, topic: config.kafka.topic, groupId, scorers }, 'tracescore starting')
+      await waitForTopic(admin, config.kafka.topic, logger, starting.signal)
+      await producer.connect()
+      if (repartitioner) {
+        await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
+        await repartitioner.start()
+      }
       await source.start()
     },
     async stop() {
       starting.abort()
       await repartitioner?.stop()
-      await source.stop()
-      if (adminConnected) await admin.disconnect().catch(() => {})
-      await sinks.close()
-      await decisionsProducer?.disconnect()
-      refresh()
+      await source.stop({ commit: deps.range === undefined })
+      await Promise.allSettled(sinks.map((sink) => sink.close()))
+      await producer.disconnect().catch(() => {})
+      await admin.disconnect().catch(() => {})
+      updateSourceMetrics()
       logger.info({ stats: source.stats() }, 'tracescore stopped')
     },
   }
+}
+
+/**
+ * Scoring of one released trace: transform, then every scorer on each of its agent runs, with the
+ * token budgets. Called once per trace; the delivery queue retries only the delivery of its result.
+ */
+function scorerOf(config: TracescoreConfig, metrics: Metrics, logger: Logger, now?: () => number) {
+  const budgets = Object.fromEntries(
+    Object.entries(config.scorers).flatMap(([name, e]) =>
+      e.dailyTokenBudget ? [[name, e.dailyTokenBudget]] : [],
+    ),
+  )
+  const budget = new TokenBudget(budgets, now)
+  configureJudgeFromConfig(config)
+  return async (trace: IngestedTrace): Promise<TraceScores> => {
+    const scores = await scoreTrace(trace.spans, {
+      scorers: config.scorers,
+      budget,
+      metrics,
+      now,
+      agentSpanIds: trace.agentSpanIds,
+      incomplete: trace.incomplete,
+    })
+    for (const d of scores.decisions)
+      logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
+    return scores
+  }
+}
+
+/**
+ * The configured sinks (plus `extra`), each making one attempt per delivery (the delivery queue
+ * retries above them) and batching the scores of concurrently scored traces into one export.
+ */
+function sinksOf(config: TracescoreConfig, producer: Producer, extra: Sink[] = []): Sink[] {
+  const oneAttempt = { retry: { retries: 0 } }
+  return [...sinkConfigsOf(config, producer).map((c) => createSink({ ...c, ...oneAttempt })), ...extra].map(
+    (sink) => coalesceDeliveries(sink),
+  )
+}
+
+/** The sink list the configuration asks for; the Kafka score sink writes through the process's producer. */
+export function sinkConfigsOf(config: TracescoreConfig, producer: Producer): SinkConfig[] {
+  const { otlp, kafka, phoenix, langfuse, stdout } = config.sinks
+  const list: SinkConfig[] = []
+  if (otlp !== false) list.push({ type: 'otlp', ...otlp })
+  if (kafka) list.push({ type: 'kafka', producer, topic: kafka.topic })
+  if (phoenix) list.push({ type: 'phoenix', ...phoenix })
+  if (langfuse) list.push({ type: 'langfuse', ...langfuse })
+  if (stdout) list.push({ type: 'jsonl' })
+  return list
+}
+
+/**
+ * The repartition stage: records not keyed by trace id are re-keyed by trace into
+ * `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
+ */
+function repartitionerOf(config: TracescoreConfig, kafka: Kafka, producer: Producer, logger: Logger) {
+  return createTraceRepartitioner({
+    consumer: createSupervisedKafkajsConsumer({
+      kafka,
+      groupId: `${config.kafka.groupId}-repartition`,
+      fromBeginning: config.kafka.fromBeginning,
+      logger,
+    }),
+    producer,
+    sourceTopic: config.kafka.topic,
+    encoding: config.kafka.encoding,
+    deadLetterTopic: config.kafka.deadLetterTopic,
+    logger,
+  })
 }

@@ -1,12 +1,9 @@
+import type { Admin } from 'kafkajs'
 import type { TracescoreConfig } from '../config/index.ts'
-import { decodeOtlpTraces } from '../ingest/decode/index.ts'
-import type { Span } from '../model/index.ts'
+import { createKafkaClient } from '../ingest/kafka-client.ts'
 import { createLogger } from '../ops/logger.ts'
-import { kafkaClientOf, sinkConfigsOf } from '../pipeline.ts'
-import { groupByTrace, scoreTrace } from '../score-trace.ts'
-import { configureJudgeFromConfig } from '../scoring/judge-governance.ts'
-import { TokenBudget } from '../scoring/token-budget.ts'
-import { createSinks } from '../sink/index.ts'
+import { createPipeline, type Pipeline, type PipelineRange } from '../pipeline.ts'
+import { exitSoon } from './exit-soon.ts'
 
 /** Where a replay starts or ends: an offset (every partition) or a time (ISO 8601 or epoch ms). */
 export type ReplayBound = { offset: number } | { timestampMs: number }
@@ -20,13 +17,12 @@ export function parseReplayBound(text: string): ReplayBound {
   return { timestampMs: ms }
 }
 
-/** The most spans a replay holds at once; a larger range must be split. */
-const MAX_REPLAY_SPANS = 1_000_000
-
 /**
  * `tracescore replay --from X [--to Y]`: re-scores a range of the topic into the configured sinks
- * (a new scorer version, a backfill). Reads with its own throw-away consumer group, so the
- * service's committed offsets are untouched; shows progress on stderr.
+ * (a new scorer version, a backfill). The range streams through the same assembler, scoring and
+ * delivery as `tracescore run`, so memory stays bounded whatever its size; it reads with its own
+ * throw-away consumer group (the service's committed offsets are untouched), shows progress on
+ * stderr and ends when every partition reached its end offset. An error ends it with exit 1.
  */
 export async function replayRange(
   config: TracescoreConfig,
@@ -34,82 +30,79 @@ export async function replayRange(
   to?: ReplayBound,
 ): Promise<number> {
   const logger = createLogger(config.log.level)
-  configureJudgeFromConfig(config)
-  const kafka = kafkaClientOf(config)
-  const { topic } = config.kafka
+  const kafka = createKafkaClient(config.kafka)
   const admin = kafka.admin()
-  await admin.connect()
+  let pipeline: Pipeline | undefined
+  let progress: NodeJS.Timeout | undefined
+  try {
+    await admin.connect()
+    const range = await resolveRange(admin, config.kafka.topic, from, to)
+    const total = rangeSize(range)
+    if (total === 0) {
+      process.stderr.write('replay: 0/0 records, nothing to replay\n')
+      return 0
+    }
+    pipeline = createPipeline(config, { logger, kafka, range })
+    const p = pipeline
+    const show = () => {
+      const s = p.stats()
+      process.stderr.write(
+        `\rreplay: ${s.records}/${total} records, ${s.spans} spans, ${s.tracesDelivered} traces scored`,
+      )
+    }
+    progress = setInterval(show, 1_000)
+    await p.start()
+    const failure = await Promise.race([p.caughtUp.then(() => p.drain()), p.failed.then(asError)])
+    show()
+    process.stderr.write('\n')
+    if (failure instanceof Error) throw failure
+    await admin.deleteGroups([range.groupId]).catch(() => {}) // leave no throw-away group behind
+    logger.info({ stats: p.stats() }, 'replay done')
+    return 0
+  } catch (error) {
+    logger.error({ err: error }, 'replay failed')
+    process.stderr.write(`replay failed: ${(error as Error).message}\n`)
+    exitSoon(1) // never a hang: a consumer stuck in a request may hold the process
+    return 1
+  } finally {
+    clearInterval(progress)
+    await pipeline?.stop().catch(() => {})
+    await admin.disconnect().catch(() => {})
+  }
+}
+
+/** The start and end offset of every partition for the bounds (`to` absent: the current end). */
+async function resolveRange(
+  admin: Admin,
+  topic: string,
+  from: ReplayBound,
+  to: ReplayBound | undefined,
+): Promise<PipelineRange> {
   const ends = await admin.fetchTopicOffsets(topic)
   const at = async (bound: ReplayBound) =>
     'offset' in bound
       ? ends.map((p) => ({ partition: p.partition, offset: String(Math.min(bound.offset, Number(p.high))) }))
       : await admin.fetchTopicOffsetsByTimestamp(topic, bound.timestampMs)
-  const starts = new Map((await at(from)).map((p) => [p.partition, Number(p.offset)]))
-  const stops = new Map(
-    (to ? await at(to) : ends.map((p) => ({ partition: p.partition, offset: p.high }))).map((p) => [
-      p.partition,
-      Number(p.offset) < 0 ? Number(ends.find((e) => e.partition === p.partition)!.high) : Number(p.offset),
-    ]),
-  )
-  await admin.disconnect()
-  const total = [...stops].reduce((sum, [p, stop]) => sum + Math.max(0, stop - (starts.get(p) ?? 0)), 0)
-  const spans: Span[] = []
-  let read = 0
-  let bad = 0
-  const progress = () => process.stderr.write(`\rreplay: ${read}/${total} records, ${spans.length} spans`)
-  if (total > 0) {
-    const consumer = kafka.consumer({ groupId: `tracescore-replay-${Date.now().toString(36)}` })
-    await consumer.connect()
-    await consumer.subscribe({ topic, fromBeginning: true })
-    const remaining = new Set([...stops].filter(([p, stop]) => stop > (starts.get(p) ?? 0)).map(([p]) => p))
-    let finish: () => void = () => {}
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve
+  // A time after the last record answers -1: the partition's end.
+  const resolved = (offsets: { partition: number; offset: string }[]) =>
+    offsets.map((o) => {
+      const { low, high } = ends.find((e) => e.partition === o.partition)!
+      const offset = Number(o.offset) < 0 ? Number(high) : Number(o.offset)
+      return [o.partition, String(Math.max(offset, Number(low)))] as const
     })
-    await consumer.run({
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        const stop = stops.get(batch.partition) ?? 0
-        for (const message of batch.messages) {
-          const offset = Number(message.offset)
-          if (offset < (starts.get(batch.partition) ?? 0) || offset >= stop) continue
-          read++
-          try {
-            // One span at a time: spreading a large record into push() overflows the stack.
-            if (message.value)
-              for (const span of decodeOtlpTraces(message.value, config.kafka.encoding)) spans.push(span)
-          } catch {
-            bad++
-          }
-          if (spans.length > MAX_REPLAY_SPANS)
-            throw new Error(`more than ${MAX_REPLAY_SPANS} spans: narrow the range`)
-        }
-        if (Number(batch.lastOffset()) + 1 >= stop) remaining.delete(batch.partition)
-        progress()
-        if (remaining.size === 0) finish()
-      },
-    })
-    for (const [partition, offset] of starts) consumer.seek({ topic, partition, offset: String(offset) })
-    if (remaining.size === 0) finish()
-    await finished
-    await consumer.disconnect()
-    process.stderr.write('\n')
-  }
-  const sinks = createSinks(sinkConfigsOf(config))
-  const budget = new TokenBudget(
-    Object.fromEntries(
-      Object.entries(config.scorers).flatMap(([n, e]) =>
-        e.dailyTokenBudget ? [[n, e.dailyTokenBudget]] : [],
-      ),
-    ),
+  const startOffsets = new Map(resolved(await at(from)))
+  const endOffsets = new Map(
+    resolved(to ? await at(to) : ends.map((e) => ({ partition: e.partition, offset: e.high }))),
   )
-  let scores = 0
-  for (const traceSpans of groupByTrace(spans).values()) {
-    const { records } = await scoreTrace(traceSpans, { scorers: config.scorers, budget })
-    if (records.length > 0) await sinks.deliver(records)
-    scores += records.length
-  }
-  await sinks.close()
-  logger.info({ records: read, undecodable: bad, spans: spans.length, scores }, 'replay done')
-  return 0
+  return { groupId: `tracescore-replay-${Date.now().toString(36)}`, startOffsets, endOffsets }
 }
+
+/** Records in the range. */
+function rangeSize(range: PipelineRange): number {
+  let total = 0
+  for (const [partition, end] of range.endOffsets)
+    total += Math.max(0, Number(end) - Number(range.startOffsets.get(partition) ?? end))
+  return total
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)))

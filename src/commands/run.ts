@@ -1,53 +1,76 @@
 import type { TracescoreConfig } from '../config/index.ts'
 import { startOpsServer } from '../ops/http-server.ts'
 import { createLogger } from '../ops/logger.ts'
-import { createPipeline } from '../pipeline.ts'
+import { createPipeline, type Pipeline } from '../pipeline.ts'
+import { exitSoon } from './exit-soon.ts'
+
+/** How long a shutdown after a fatal consumer failure may take before the process exits anyway. */
+const FATAL_STOP_TIMEOUT_MS = 30_000
 
 /**
- * `tracescore run`: the service. Serves /metrics, /healthz and /readyz, consumes until SIGINT or
- * SIGTERM, then drains in-flight runs, commits and exits 0.
+ * `tracescore run`: the service. Serves /metrics, /healthz and /readyz (200 only while the
+ * consumer is in its group and reading), consumes until SIGINT or SIGTERM, then drains in-flight
+ * runs, commits and exits 0. A consumer that died and could not be replaced ends it with exit 1,
+ * so its supervisor restarts it: never a live process that consumes nothing.
  */
-export async function runService(config: TracescoreConfig): Promise<number> {
+export async function runService(
+  config: TracescoreConfig,
+  deps: { pipeline?: Pipeline; exitSoon?: (code: number) => void } = {},
+): Promise<number> {
   const logger = createLogger(config.log.level)
-  const pipeline = createPipeline(config, { logger })
-  let ready = false
+  const pipeline = deps.pipeline ?? createPipeline(config, { logger })
+  let stopping = false
   const ops = await startOpsServer({
     host: config.metrics.host,
     port: config.metrics.port,
     registry: pipeline.metrics.registry,
-    ready: () => ready,
+    beforeScrape: pipeline.refreshMetrics,
+    ready: () => !stopping && pipeline.ready(),
   })
   logger.info({ url: ops.url }, 'metrics and health endpoints listening')
-  const stopped = new Promise<void>((resolve) => {
-    let stopping = false
+  const stopped = new Promise<'signal'>((resolve) => {
     const stop = (signal: string) => {
       if (stopping) return
       stopping = true
-      ready = false
       logger.info({ signal }, 'shutting down: draining in-flight runs and committing')
-      resolve()
+      resolve('signal')
     }
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
-  let startError: Error | undefined
+  const failed = pipeline.failed.then((error) => ({ error }))
   const started = pipeline.start().then(
-    () => {
-      ready = true
-    },
-    (error: Error) => {
-      startError = error
-    },
+    () => ({ started: true as const }),
+    (error: unknown) => ({ startError: error }),
   )
-  await Promise.race([started, stopped])
-  if (startError) {
-    logger.error({ err: startError }, 'could not start consuming')
-    await pipeline.stop().catch(() => {})
+  const first = await Promise.race([started, stopped])
+  if (typeof first === 'object' && 'startError' in first) {
+    logger.error({ err: first.startError }, 'could not start consuming')
+    await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
+    ;(deps.exitSoon ?? exitSoon)(1)
     return 1
   }
-  await stopped
+  const outcome = await Promise.race([stopped, failed])
+  if (outcome !== 'signal') {
+    stopping = true
+    logger.error(
+      { err: outcome.error },
+      'consuming stopped for good (the Kafka consumer could not be recovered); exiting with 1 so the supervisor restarts tracescore',
+    )
+    await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
+    await ops.close()
+    ;(deps.exitSoon ?? exitSoon)(1)
+    return 1
+  }
   await pipeline.stop()
   await ops.close()
   return 0
+}
+
+/** Resolves when `promise` settles or after `ms`. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
 }

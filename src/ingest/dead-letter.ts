@@ -21,6 +21,32 @@ export interface BadRecord {
   error: unknown
 }
 
+/** The bad-record description of a consumed record that failed to decode. */
+export function badRecordOf(
+  topic: string,
+  partition: number,
+  record: {
+    offset: string
+    key: Buffer | null
+    value: Buffer | null
+    headers?: IHeaders
+    timestamp?: string
+  },
+  error: unknown,
+): BadRecord {
+  const bad: BadRecord = {
+    topic,
+    partition,
+    offset: record.offset,
+    key: record.key,
+    value: record.value,
+    error,
+  }
+  if (record.headers !== undefined) bad.headers = record.headers
+  if (record.timestamp !== undefined) bad.timestamp = record.timestamp
+  return bad
+}
+
 /** The machine-readable reason of a decode failure (`OtlpDecodeError.code`, else the error's name). */
 export function errorCode(error: unknown): string {
   if (error !== null && typeof error === 'object') {

@@ -1,3 +1,5 @@
+import type { CommitOffset } from './consumer-port.ts'
+
 /** One consumed Kafka record, as the offset tracker knows it. */
 export interface RecordRef {
   readonly topic: string
@@ -8,12 +10,7 @@ export interface RecordRef {
   readonly generation: number
 }
 
-/** An offset to commit: Kafka semantics, the next offset to read. */
-export interface CommitOffset {
-  topic: string
-  partition: number
-  offset: string
-}
+export type { CommitOffset }
 
 interface PartitionState {
   generation: number

@@ -229,6 +229,18 @@ describe('TraceAssembler', () => {
     expect(assembler.add([span(T1, '02')], 'r2')).toEqual({ traces: 1, lateSpans: 0 })
   })
 
+  it('forgets released traces on request: their spans read again are new, not late', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, 'a1'), span(T1, 's1', { parentSpanId: 'a1' })], 'r1')
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+    assembler.forget([T1])
+    const again = assembler.add([agent(T1, 'a1'), span(T1, 's1', { parentSpanId: 'a1' })], 'r1')
+    expect(again).toEqual({ traces: 1, lateSpans: 0 })
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => [t.traceId, t.agentSpanIds])).toEqual([[T1, ['a1']]])
+  })
+
   it('discards traces whose records all match (revoked partitions) and keeps the rest', () => {
     const { clock, assembler } = setup()
     assembler.add([agent(T1, '01')], 'p0:1')

@@ -237,7 +237,7 @@ export class TraceAssembler<R> {
 
   /**
    * Drops buffered traces whose every record matches (e.g. records of revoked partitions, which
-   * the next owner reads again) and returns how many were dropped. Released ids are forgotten too.
+   * the next owner reads again) and returns how many were dropped.
    */
   discard(recordMatches: (ref: R) => boolean): number {
     let dropped = 0
@@ -252,6 +252,18 @@ export class TraceAssembler<R> {
       if (trace.recordRefs.length > 0 && trace.recordRefs.every(recordMatches)) this.ready.splice(i, 1)
     }
     return dropped
+  }
+
+  /**
+   * Forgets that these traces were released, so their spans read again count as new rather than
+   * late: for released traces that were dropped before they were scored (their partition was
+   * revoked), which must be scored when their records come back.
+   */
+  forget(traceIds: Iterable<string>): void {
+    for (const traceId of traceIds) {
+      const released = this.released.get(traceId)
+      if (released !== undefined) this.dropReleased(traceId, released)
+    }
   }
 
   /** Forgets everything: open traces, pending releases and released ids (a consumer-group rejoin). */

@@ -6,11 +6,14 @@ export async function startOpsServer(options: {
   host: string
   port: number
   registry: Registry
+  /** Brings values read from elsewhere (the source's counters, the lag) up to date before a scrape. */
+  beforeScrape?: () => Promise<void>
   ready: () => boolean
 }): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const server = createServer(async (req, res) => {
     if (req.url === '/metrics') {
       try {
+        await options.beforeScrape?.()
         const body = await options.registry.metrics()
         res.writeHead(200, { 'content-type': options.registry.contentType }).end(body)
       } catch (error) {

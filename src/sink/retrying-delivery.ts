@@ -1,5 +1,5 @@
 import type { RetryOptions } from './retry-policy.ts'
-import { realSleep, resolveRetryPolicy, retryDelayMs } from './retry-policy.ts'
+import { realSleep, resolveRetryPolicy, retryWithBackoff } from './retry-policy.ts'
 import type { SinkStats } from './sink.ts'
 
 /** Raised by `deliver` when a sink gave up: the last error is its `cause`. */
@@ -59,7 +59,11 @@ export interface RetryingDelivery {
   stats(): SinkStats
 }
 
-/** Creates the retry loop and counters that every sink shares. */
+/**
+ * Creates the retry loop and counters that every sink shares: `retryWithBackoff` under the sink's
+ * policy (`retryPolicies.sink` unless the config gives one; the pipeline gives `retries: 0`, since
+ * its delivery queue retries above the sinks).
+ */
 export function createRetryingDelivery({
   sink,
   retry,
@@ -68,45 +72,42 @@ export function createRetryingDelivery({
 }: RetryingDeliveryOptions): RetryingDelivery {
   const policy = resolveRetryPolicy(retry)
   const counters: SinkStats = { delivered: 0, failed: 0, retries: 0, skipped: 0 }
-  let stopped = false
-  let wakeUp: () => void = () => {}
-  const stoppedSignal = new Promise<void>((resolve) => {
-    wakeUp = resolve
-  })
+  const stopping = new AbortController()
   return {
     async run(records, attempt) {
-      for (let attemptNo = 0; ; attemptNo++) {
-        try {
-          await attempt()
-          counters.delivered += records
-          return
-        } catch (error) {
-          if (stopped || attemptNo >= policy.retries || !isRetryableError(error)) {
-            counters.failed += records
-            throw new SinkDeliveryError(sink, attemptNo + 1, records, error)
-          }
-          const delayMs = retryDelayMs(policy, attemptNo + 1)
-          counters.retries++
-          onRetry?.({ sink, attempt: attemptNo + 1, delayMs, error })
-          await Promise.race([sleep(delayMs), stoppedSignal])
-          if (stopped) {
-            counters.failed += records
-            throw new SinkDeliveryError(
-              sink,
-              attemptNo + 1,
-              records,
-              new Error('sink closed while retrying', { cause: error }),
-            )
-          }
-        }
+      let attempts = 0
+      let waiting = false // between a failure and its retry: a stop here ends the wait
+      try {
+        await retryWithBackoff(
+          () => {
+            attempts++
+            waiting = false
+            return attempt()
+          },
+          {
+            policy,
+            sleep,
+            signal: stopping.signal,
+            shouldRetry: isRetryableError,
+            onRetry: ({ attempt: n, delayMs, error }) => {
+              counters.retries++
+              waiting = true
+              onRetry?.({ sink, attempt: n, delayMs, error })
+            },
+          },
+        )
+        counters.delivered += records
+      } catch (error) {
+        counters.failed += records
+        const cause = waiting ? new Error('sink closed while retrying', { cause: error }) : error
+        throw new SinkDeliveryError(sink, attempts, records, cause)
       }
     },
     skip(records) {
       counters.skipped += records
     },
     stop() {
-      stopped = true
-      wakeUp()
+      stopping.abort()
     },
     stats: () => ({ ...counters }),
   }

@@ -1,12 +1,18 @@
 /**
- * The Kafka broker is stopped mid-stream (controlled shutdown), stays down ~10 s, and restarts
- * on its kept data, while `tracescore run` (the CLI) keeps running. Uses a private broker on its
- * own port (scripts/kafka-start.sh with KAFKA_PORT/KAFKA_DIR), so the shared one is untouched.
- * Proves: the same process recovers by itself and scores every run; offsets never ran ahead of
- * delivery (sampled while the broker was up).
+ * The Kafka broker is stopped (controlled shutdown) at a chosen moment of the consumer's work,
+ * stays down 10 s or 60 s, and restarts on its kept data, while `tracescore run` (the CLI, with
+ * kafkajs's production retry settings) keeps running. Uses a private broker on its own port
+ * (scripts/kafka-start.sh with KAFKA_PORT/KAFKA_DIR), so the shared one is untouched.
+ * Proves, for each moment and outage: the same process recovers by itself (replacing a consumer
+ * that kafkajs gave up on) and scores every run; offsets never ran ahead of delivery (sampled
+ * while the broker was up).
+ *
+ * Moments: mid-fetch (records streaming in), mid-commit (a commit due as the broker goes),
+ * mid-delivery (score exports held in flight by a slow backend), idle (everything consumed, the
+ * consumer polling), just-joined (right after the consumer joined its group).
  */
-import { Kafka, logLevel } from 'kafkajs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Kafka, logLevel, type Producer } from 'kafkajs'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { uniqueName } from '../../src/ingest/testing/broker.ts'
 import { privateBroker } from '../helpers/fault-broker.ts'
 import {
@@ -22,110 +28,197 @@ import {
   makeRuns,
   type Placement,
   produceRuns,
+  type RunRecord,
   runKey,
   until,
 } from '../helpers/fault-traffic.ts'
 
 const PORT = Number(process.env.FAULT_BROKER_PORT ?? 29392)
-const RUNS = Number(process.env.FAULT_BROKER_RUNS ?? 2_000)
-const DOWN_MS = 10_000
+const RUNS = Number(process.env.FAULT_BROKER_RUNS ?? 1_000)
 const PARTITIONS = 2
 const SCORERS = 2
 
-describe('Kafka broker stopped and restarted mid-stream', () => {
+type Moment = 'mid-fetch' | 'mid-commit' | 'mid-delivery' | 'idle' | 'just-joined'
+const moments: Moment[] = ['mid-fetch', 'mid-commit', 'mid-delivery', 'idle', 'just-joined']
+const cases = moments.flatMap((moment) => [10_000, 60_000].map((downMs) => ({ moment, downMs })))
+
+describe('Kafka broker stopped and restarted under a running service', () => {
   const broker = privateBroker(PORT)
   const kafka = new Kafka({ clientId: 'fault-broker', brokers: broker.brokers, logLevel: logLevel.NOTHING })
   let receiver: OtlpReceiver | undefined
   let service: ServiceProcess | undefined
+  let producer: Producer | undefined
   beforeAll(async () => {
     await broker.start()
   })
-  afterAll(async () => {
+  afterEach(async () => {
     await service?.kill9()
     await receiver?.close()
+    await producer?.disconnect().catch(() => {})
+    service = undefined
+    receiver = undefined
+  })
+  afterAll(async () => {
     await broker.destroy()
   })
 
-  it('recovers by itself and scores every run', async () => {
-    const topic = uniqueName('fault-broker')
-    const groupId = uniqueName('fault-broker-group')
-    const admin = kafka.admin()
-    await admin.connect()
-    await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }], waitForLeaders: true })
-    await admin.disconnect()
-    receiver = await startOtlpReceiver()
-    const rx = receiver
-    const config = writeServiceConfig(uniqueName('fault-broker'), {
-      brokers: broker.brokers,
-      topic,
-      groupId,
-      deadLetterTopic: `${topic}-dlq`,
-      otlpUrl: rx.url,
-    })
-    const runs = makeRuns(RUNS, 17)
-    const delivered = () => deliveredRuns(rx, SCORERS)
-    service = await startService(config)
-    const pid = service.pid
-
-    const producer = kafka.producer({ retry: { retries: 2, maxRetryTime: 2_000 } })
-    await producer.connect()
-    let brokerUp = true
-    const producing = produceRuns(producer, topic, runs, { partitions: PARTITIONS, ratePerSec: RUNS / 45 })
-    const samples: { committed: Map<number, number>; delivered: Set<string> }[] = []
-    let sampling = true
-    const sampler = (async () => {
-      while (sampling) {
-        if (brokerUp) {
-          const committed = await groupOffsets(kafka, groupId, topic).catch(() => undefined)
-          if (committed) samples.push({ committed, delivered: delivered() })
-        }
-        await new Promise((r) => setTimeout(r, 1_000))
+  it.each(cases)(
+    'stopped $moment for $downMs ms: recovers by itself and scores every run',
+    async ({ moment, downMs }) => {
+      const topic = uniqueName(`fault-broker-${moment}`)
+      const groupId = uniqueName('fault-broker-group')
+      const admin = kafka.admin()
+      await admin.connect()
+      await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }], waitForLeaders: true })
+      await admin.disconnect()
+      receiver = await startOtlpReceiver()
+      const rx = receiver
+      const config = writeServiceConfig(uniqueName('fault-broker'), {
+        brokers: broker.brokers,
+        topic,
+        groupId,
+        deadLetterTopic: `${topic}-dlq`,
+        otlpUrl: rx.url,
+      })
+      const runs = makeRuns(RUNS, 17)
+      const delivered = () => deliveredRuns(rx, SCORERS)
+      producer = kafka.producer({ retry: { retries: 2, maxRetryTime: 2_000 } })
+      await producer.connect()
+      // Idle and just-joined stop the broker between two halves of the traffic; the others mid-stream.
+      const split = moment === 'idle' ? runs.length / 2 : moment === 'just-joined' ? runs.length / 5 : 0
+      const placements = new Map<string, Placement>()
+      const produce = async (part: readonly RunRecord[], seconds: number) => {
+        const placed = await produceRuns(producer!, topic, part, {
+          partitions: PARTITIONS,
+          ratePerSec: part.length / seconds,
+        })
+        for (const [key, p] of placed) placements.set(key, p)
       }
-    })()
+      if (split > 0) await produce(runs.slice(0, split), 1)
+      // The service runs with kafkajs's production retry settings, not the test ones vitest's NODE_ENV picks.
+      service = await startService(config, { env: { NODE_ENV: 'production' } })
+      const pid = service.pid
+      const producing = split > 0 ? Promise.resolve() : produce(runs, 25)
 
-    await until(
-      () => rx.scores.size >= 300,
-      90_000,
-      () => `scores before the broker stops (${rx.scores.size})`,
-    )
-    brokerUp = false
-    await broker.stop()
-    const stoppedAt = Date.now()
-    const scoresWhenStopped = rx.scores.size
-    await new Promise((r) => setTimeout(r, DOWN_MS))
-    const downFor = Date.now() - stoppedAt
-    await broker.restart()
-    brokerUp = true
-    const restartedAt = Date.now()
+      let brokerUp = true
+      const samples: { committed: Map<number, number>; delivered: Set<string> }[] = []
+      let sampling = true
+      const sampler = (async () => {
+        while (sampling) {
+          if (brokerUp) {
+            const committed = await groupOffsets(kafka, groupId, topic).catch(() => undefined)
+            if (committed) samples.push({ committed, delivered: delivered() })
+          }
+          await new Promise((r) => setTimeout(r, 1_000))
+        }
+      })()
 
-    const placements: Map<string, Placement> = await producing
-    await producer.disconnect()
-    await until(
-      () => delivered().size >= runs.length,
-      180_000,
-      () => `all runs scored after the restart (${delivered().size}/${runs.length})`,
-      500,
-    )
-    sampling = false
-    await sampler
-    expect(service.pid).toBe(pid)
-    const recoveredIn = (Date.now() - restartedAt) / 1000
+      await reachMoment(moment, { rx, kafka, groupId, topic, expected: runs.length, split })
+      brokerUp = false
+      const stopping = broker.stop()
+      if (moment === 'mid-delivery') setTimeout(() => rx.release(), 3_000) // the exports finish while it is down
+      await stopping
+      const stoppedAt = Date.now()
+      const scoresWhenStopped = rx.scores.size
+      await new Promise((r) => setTimeout(r, downMs))
+      const restarting = Date.now()
+      await broker.restart()
+      brokerUp = true
+      const restartedAt = Date.now()
+      if (split > 0) await produce(runs.slice(split), 10)
+      await producing
 
-    const byRun = scoresByRun(rx)
-    expect(runs.filter((r) => (byRun.get(runKey(r))?.length ?? 0) < SCORERS).map(runKey)).toEqual([])
-    for (const s of samples) expect(commitViolations(s.committed, placements, s.delivered)).toEqual([])
-    const log = service.output()
-    const count = (text: string) => log.split(text).length - 1
-    console.log(
-      `service log: ${count('joined the consumer group')} group joins, ${count('kafka consumer crashed')} consumer crashes, ` +
-        `${count('score delivery failed')} failed deliveries, ${count('offset commit failed')} failed commits`,
-    )
-    expect(count('joined the consumer group')).toBeGreaterThanOrEqual(1)
-    console.log(
-      `broker restart: down ${(downFor / 1000).toFixed(1)} s (+ its restart); ${scoresWhenStopped} scores before, ` +
-        `${rx.scores.size} after; ${rx.duplicates()} duplicate arrivals; all scored ${recoveredIn.toFixed(1)} s after ` +
-        `the broker was back; ${samples.length} commit samples`,
-    )
-    expect(await service.stop()).toBe(0)
-  })
+      await until(
+        () => delivered().size >= runs.length,
+        300_000,
+        () => `all runs scored after the restart (${delivered().size}/${runs.length})`,
+        500,
+      )
+      sampling = false
+      await sampler
+      expect(service.pid).toBe(pid)
+      const recoveredIn = (Date.now() - restartedAt) / 1000
+
+      const byRun = scoresByRun(rx)
+      expect(runs.filter((r) => (byRun.get(runKey(r))?.length ?? 0) < SCORERS).map(runKey)).toEqual([])
+      for (const s of samples) expect(commitViolations(s.committed, placements, s.delivered)).toEqual([])
+      const log = service.output()
+      const count = (text: string) => log.split(text).length - 1
+      console.log(
+        `broker restart [${moment}, down ${downMs / 1000} s]: down ${((restarting - stoppedAt) / 1000).toFixed(1)} s, restart ${((restartedAt - restarting) / 1000).toFixed(1)} s` +
+          `; ${scoresWhenStopped} scores before, ${rx.scores.size} after; all ${runs.length} runs scored ` +
+          `${recoveredIn.toFixed(1)} s after the broker was back; ${rx.duplicates()} duplicate arrivals; ` +
+          `${count('joined the consumer group')} group joins, ${count('kafka consumer crashed')} consumer crashes, ` +
+          `${count('replacing it with a new one')} consumer replacements, ${count('offset commit failed')} failed commits; ` +
+          `${samples.length} commit samples${replacedBecause(log)}`,
+      )
+      expect(count('joined the consumer group')).toBeGreaterThanOrEqual(1)
+      expect(await service.stop()).toBe(0)
+    },
+  )
 })
+
+/** Why consumers were replaced, from the service's log: the distinct errors, or nothing. */
+function replacedBecause(log: string): string {
+  const reasons = new Set<string>()
+  for (const line of log.split('\n')) {
+    if (!line.includes('replacing it with a new one')) continue
+    try {
+      const err = (JSON.parse(line) as { err?: { type?: string; message?: string } }).err
+      reasons.add(`${err?.type}: ${err?.message?.split('\n')[0]?.slice(0, 120)}`)
+    } catch {
+      // not a JSON log line
+    }
+  }
+  return reasons.size > 0 ? `; replaced because of ${[...reasons].join(' | ')}` : ''
+}
+
+/** Waits until the service is at `moment` of its work (then the test stops the broker). */
+async function reachMoment(
+  moment: Moment,
+  ctx: { rx: OtlpReceiver; kafka: Kafka; groupId: string; topic: string; expected: number; split: number },
+): Promise<void> {
+  const { rx } = ctx
+  const scored = (runs: number) => () => deliveredRuns(rx, SCORERS).size >= runs
+  switch (moment) {
+    case 'just-joined':
+      return // the service is ready: it has just joined its group
+    case 'idle':
+      await until(scored(ctx.split), 120_000, () => `first half scored (${rx.scores.size} scores)`)
+      // Committed to the end: nothing left to do but poll.
+      await until(
+        async () => {
+          const committed = await groupOffsets(ctx.kafka, ctx.groupId, ctx.topic)
+          return [...committed.values()].reduce((a, b) => a + Math.max(0, b), 0) >= ctx.split
+        },
+        60_000,
+        () => 'first half committed',
+      )
+      return
+    case 'mid-fetch':
+      await until(scored(ctx.expected / 5), 120_000, () => `scores before the stop (${rx.scores.size})`)
+      return
+    case 'mid-commit': {
+      await until(scored(ctx.expected / 5), 120_000, () => `scores before the stop (${rx.scores.size})`)
+      // A commit just landed; the next is due a commit interval (1 s) later: stop just before it.
+      const before = JSON.stringify([...(await groupOffsets(ctx.kafka, ctx.groupId, ctx.topic))])
+      await until(
+        async () => JSON.stringify([...(await groupOffsets(ctx.kafka, ctx.groupId, ctx.topic))]) !== before,
+        30_000,
+        () => 'a commit',
+        50,
+      )
+      await new Promise((r) => setTimeout(r, 850))
+      return
+    }
+    case 'mid-delivery':
+      await until(scored(ctx.expected / 5), 120_000, () => `scores before the stop (${rx.scores.size})`)
+      rx.hold()
+      await until(
+        () => rx.held() > 0,
+        30_000,
+        () => 'an export in flight',
+      )
+      return
+  }
+}

@@ -2,7 +2,8 @@
  * A local OTLP/HTTP traces receiver on 127.0.0.1 for fault tests and benchmarks: accepts
  * `POST /v1/traces` (protobuf or JSON), decodes the score spans with our own decoder and counts
  * every arrival per score-span id, so lost and duplicated scores can be told apart. It can be taken
- * down (connections refused) and brought back on the same port, as a backend outage.
+ * down (connections refused) and brought back on the same port, as a backend outage, or hold its
+ * answers (a slow backend: deliveries stay in flight).
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -43,6 +44,11 @@ export interface OtlpReceiver {
   down(): Promise<void>
   /** Listens again on the same port. */
   up(): Promise<void>
+  /** Holds the answers to export requests (deliveries stay in flight) until `release`. */
+  hold(): void
+  release(): void
+  /** Requests whose answer is held now. */
+  held(): number
   close(): Promise<void>
 }
 
@@ -62,6 +68,8 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
   let requests = 0
   let arrivals = 0
   let isUp = true
+  let holding = false
+  const heldAnswers: (() => void)[] = []
   const receiver: OtlpReceiver = {
     url: '',
     scores,
@@ -79,7 +87,16 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
       await listen(server, port)
       isUp = true
     },
+    hold: () => {
+      holding = true
+    },
+    release: () => {
+      holding = false
+      for (const answer of heldAnswers.splice(0)) answer()
+    },
+    held: () => heldAnswers.length,
     close: async () => {
+      receiver.release()
       if (!isUp) return
       isUp = false
       server.closeAllConnections()
@@ -94,7 +111,11 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      let body = Buffer.concat(chunks)
+      if (holding) heldAnswers.push(() => answer(Buffer.concat(chunks)))
+      else answer(Buffer.concat(chunks))
+    })
+    const answer = (raw: Buffer) => {
+      let body = raw
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body)
       const json = String(req.headers['content-type'] ?? '').includes('json')
       let spans: Span[]
@@ -128,7 +149,7 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
       requests++
       res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
       res.end(json ? '{}' : '')
-    })
+    }
   })
   server.keepAliveTimeout = 5_000
   const port = await listen(server, options.port ?? 0)

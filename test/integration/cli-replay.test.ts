@@ -53,6 +53,22 @@ export default defineConfig({
     expect(traces).toEqual(expected)
   })
 
+  it('ends with a message and exit 1 when the range cannot be read, never a hang', async () => {
+    const config = writeTempFile(
+      'replay-missing-topic.config.ts',
+      `import { defineConfig } from 'tracescore'
+export default defineConfig({
+  kafka: { topic: 'replay_topic_that_does_not_exist_${Date.now().toString(36)}' },
+  sinks: { otlp: false, stdout: true },
+  log: { level: 'warn' },
+})
+`,
+    )
+    const result = await runCli(['replay', '--config', config, '--from', '0'], { timeoutMs: 90_000 })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/replay failed: .*(topic|partition)/i)
+  })
+
   it('refuses a bound that is neither an offset nor a time', async () => {
     const result = await runCli(['replay', '--from', 'yesterday-ish'])
     expect(result.code).toBe(2)

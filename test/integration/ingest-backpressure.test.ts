@@ -9,11 +9,11 @@ import {
 import {
   createTopic,
   fullyCommitted,
-  testBrokers,
   testKafka,
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -40,7 +40,7 @@ describe('backpressure', () => {
     })
     const delivered = new Set<string>()
     const source = createKafkaSource({
-      brokers: testBrokers(),
+      kafka,
       topic,
       groupId,
       fromBeginning: true,
@@ -51,10 +51,10 @@ describe('backpressure', () => {
       maxInFlightTraces: 2,
       maxQueuedTraces: 10,
       pauseAtBufferedSpans: 100,
-      onTrace: async (trace) => {
+      ...deliverTraces(async (trace) => {
         await gate // downstream stuck (a judge outage)
         for (const id of trace.agentSpanIds) delivered.add(id)
-      },
+      }),
     })
     await source.start()
     try {

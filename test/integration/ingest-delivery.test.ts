@@ -14,11 +14,11 @@ import {
 import {
   createTopic,
   fullyCommitted,
-  testBrokers,
   testKafka,
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 
 registerCompressionCodecs() // this test's producer writes snappy/lz4/zstd as the Collector can
 const kafka = testKafka()
@@ -117,7 +117,7 @@ describe('Kafka span source on the real broker', () => {
 
     const deliveries: IngestedTrace[] = []
     const source = createKafkaSource({
-      brokers: testBrokers(),
+      kafka,
       topic,
       groupId,
       ...(v.encoding === 'mixed' ? {} : { encoding: v.encoding }),
@@ -126,9 +126,9 @@ describe('Kafka span source on the real broker', () => {
       settleMs: 1_000,
       tickMs: 50,
       commitIntervalMs: 200,
-      onTrace: async (trace) => {
+      ...deliverTraces(async (trace) => {
         deliveries.push(trace)
-      },
+      }),
     })
     await source.start()
     try {

@@ -12,11 +12,11 @@ import {
   createTopic,
   fullyCommitted,
   readTopic,
-  testBrokers,
   testKafka,
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -60,7 +60,7 @@ describe('poison records', () => {
     }
     const delivered: string[] = []
     const source = createKafkaSource({
-      brokers: testBrokers(),
+      kafka,
       topic,
       groupId,
       fromBeginning: true,
@@ -69,9 +69,9 @@ describe('poison records', () => {
       tickMs: 50,
       commitIntervalMs: 200,
       logger,
-      onTrace: async (trace) => {
+      ...deliverTraces(async (trace) => {
         delivered.push(...trace.agentSpanIds)
-      },
+      }),
     })
     await source.start()
     try {

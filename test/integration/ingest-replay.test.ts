@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createKafkaSource, type KafkaSourceOptions } from '../../src/ingest/kafka-source.ts'
+import {
+  createKafkaSource,
+  type IngestedTrace,
+  type KafkaSourceOptions,
+} from '../../src/ingest/kafka-source.ts'
 import {
   byTrace,
   encodeOtlpProto,
@@ -18,6 +22,7 @@ import {
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -42,8 +47,12 @@ const produceRuns = async (topic: string, runs: GeneratedRun[]): Promise<Map<str
   return offsets
 }
 
-const sourceOptions = (topic: string, groupId: string, delivered: string[]): KafkaSourceOptions => ({
-  brokers: testBrokers(),
+const sourceOptions = (
+  topic: string,
+  groupId: string,
+  delivered: string[],
+): KafkaSourceOptions<IngestedTrace> => ({
+  kafka,
   topic,
   groupId,
   fromBeginning: true,
@@ -51,9 +60,9 @@ const sourceOptions = (topic: string, groupId: string, delivered: string[]): Kaf
   settleMs: 300,
   tickMs: 50,
   commitIntervalMs: Number.MAX_SAFE_INTEGER, // commits only when asked: the test decides
-  onTrace: async (trace) => {
+  ...deliverTraces(async (trace) => {
     delivered.push(...trace.agentSpanIds)
-  },
+  }),
 })
 
 describe('at-least-once across restarts', () => {

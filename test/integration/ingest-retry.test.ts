@@ -10,7 +10,6 @@ import {
   committedOffsets,
   createTopic,
   fullyCommitted,
-  testBrokers,
   testKafka,
   uniqueName,
   waitFor,
@@ -21,7 +20,7 @@ const producer = kafka.producer()
 afterAll(() => producer.disconnect())
 
 describe('downstream failures', () => {
-  it('retries a trace whose delivery failed and commits its records only after it succeeded', async () => {
+  it('retries a failed delivery (not the scoring) and commits its records only after it succeeded', async () => {
     await producer.connect()
     const topic = uniqueName('ingest-retry')
     const groupId = uniqueName('group')
@@ -33,12 +32,13 @@ describe('downstream failures', () => {
     }))
     await producer.send({ topic, acks: -1, messages })
 
+    const scored = new Map<string, number>()
     const attempts = new Map<string, number>()
     const delivered = new Set<string>()
     const failing = traffic.runs[0]!.traceId
     let releaseFailing = false
-    const source = createKafkaSource({
-      brokers: testBrokers(),
+    const source = createKafkaSource<IngestedTrace>({
+      kafka,
       topic,
       groupId,
       fromBeginning: true,
@@ -46,18 +46,28 @@ describe('downstream failures', () => {
       settleMs: 200,
       tickMs: 20,
       commitIntervalMs: 100,
-      retryBackoffMs: 20,
+      deliveryPolicy: { retries: Infinity, initialDelayMs: 20, maxDelayMs: 100, multiplier: 2, jitter: 0 },
       logger: { info: () => {}, warn: () => {}, error: () => {} },
-      onTrace: ((trace: IngestedTrace) => {
-        const n = (attempts.get(trace.traceId) ?? 0) + 1
-        attempts.set(trace.traceId, n)
-        // Every trace fails twice (once by throwing synchronously); the first one until released.
-        if (n === 1) throw new Error('sink unavailable')
-        if (n === 2) return Promise.reject(new Error('sink timeout'))
-        if (trace.traceId === failing && !releaseFailing) return Promise.reject(new Error('still down'))
-        for (const id of trace.agentSpanIds) delivered.add(id)
-        return Promise.resolve()
-      }) as (trace: IngestedTrace) => Promise<void>,
+      // "Scoring": counted, to show it happens once per trace whatever the deliveries do.
+      process: async (trace) => {
+        scored.set(trace.traceId, (scored.get(trace.traceId) ?? 0) + 1)
+        return trace
+      },
+      targets: [
+        {
+          name: 'sink',
+          deliver: ((trace: IngestedTrace) => {
+            const n = (attempts.get(trace.traceId) ?? 0) + 1
+            attempts.set(trace.traceId, n)
+            // Every delivery fails twice (once by throwing synchronously); the first trace's until released.
+            if (n === 1) throw new Error('sink unavailable')
+            if (n === 2) return Promise.reject(new Error('sink timeout'))
+            if (trace.traceId === failing && !releaseFailing) return Promise.reject(new Error('still down'))
+            for (const id of trace.agentSpanIds) delivered.add(id)
+            return Promise.resolve()
+          }) as (trace: IngestedTrace) => Promise<void>,
+        },
+      ],
     })
     await source.start()
     try {
@@ -72,7 +82,10 @@ describe('downstream failures', () => {
     } finally {
       await source.stop()
     }
-    for (const run of traffic.runs) expect(attempts.get(run.traceId)).toBeGreaterThanOrEqual(3)
+    for (const run of traffic.runs) {
+      expect(attempts.get(run.traceId)).toBeGreaterThanOrEqual(3)
+      expect(scored.get(run.traceId)).toBe(1)
+    }
     expect(source.stats().deliveryFailures).toBeGreaterThanOrEqual(2 * traffic.runs.length)
   })
 })

@@ -1,6 +1,8 @@
 import type { Message } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createKafkaSource, type IngestedTrace, type KafkaSource } from '../../src/ingest/kafka-source.ts'
+import { stderrLogger } from '../../src/ingest/ingest-logger.ts'
+import { createKafkaSource, type IngestedTrace, type SpanSource } from '../../src/ingest/kafka-source.ts'
+import { createSupervisedKafkajsConsumer } from '../../src/ingest/kafkajs-consumer.ts'
 import { createTraceRepartitioner } from '../../src/ingest/repartition/trace-repartitioner.ts'
 import {
   byTrace,
@@ -15,11 +17,11 @@ import {
   createTopic,
   fullyCommitted,
   readTopic,
-  testBrokers,
   testKafka,
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -42,10 +44,9 @@ const instance = (
   deliveries: { by: string; trace: IngestedTrace }[],
   encoding: 'otlp_proto' | 'otlp_json' = 'otlp_proto',
   settleMs = 1_000,
-): KafkaSource =>
+): SpanSource =>
   createKafkaSource({
-    brokers: testBrokers(),
-    clientId: name,
+    kafka: testKafka(name),
     topic,
     groupId,
     encoding,
@@ -55,9 +56,9 @@ const instance = (
     tickMs: 50,
     commitIntervalMs: 200,
     sessionTimeout: 6_000,
-    onTrace: async (trace) => {
+    ...deliverTraces(async (trace) => {
       deliveries.push({ by: name, trace })
-    },
+    }),
   })
 
 /** Every run arrived with all its spans; a run delivered twice was in the stopped instance's hands. */
@@ -138,12 +139,15 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
     const deliveries: { by: string; trace: IngestedTrace }[] = []
     const repartitioners = ['ra', 'rb'].map((clientId) =>
       createTraceRepartitioner({
-        brokers: testBrokers(),
-        clientId,
+        consumer: createSupervisedKafkajsConsumer({
+          kafka: testKafka(clientId),
+          groupId: repartitionGroup,
+          fromBeginning: true,
+          sessionTimeout: 6_000,
+          logger: stderrLogger,
+        }),
+        producer,
         sourceTopic: raw,
-        groupId: repartitionGroup,
-        fromBeginning: true,
-        sessionTimeout: 6_000,
       }),
     )
     // The spans of a trace reach the internal topic from several raw partitions, possibly across a

@@ -1,18 +1,20 @@
-import { type Consumer, type EachBatchPayload, Kafka, logLevel, type Message, type Producer } from 'kafkajs'
+import type { Message, Producer } from 'kafkajs'
 import type { Span } from '../../model/index.ts'
-import { registerCompressionCodecs } from '../codecs.ts'
-import { type BadRecord, deadLetterMessage, errorCode } from '../dead-letter.ts'
+import { groupByTrace } from '../../score-trace.ts'
+import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
+import type { ConsumedRecord, ConsumerHandlers, ConsumerPort } from '../consumer-port.ts'
+import { type BadRecord, badRecordOf } from '../dead-letter.ts'
+import { createDeadLetterProducer } from '../dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncodingOption } from '../decode/index.ts'
 import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
 import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
 
 /** Settings of the repartition stage. */
 export interface TraceRepartitionerOptions {
-  brokers?: string[]
-  kafka?: Kafka
-  clientId?: string
-  /** Consumer group of the stage. Default `tracescore-repartition`. */
-  groupId?: string
+  /** Its consumer-group member on `sourceTopic` (a supervised kafkajs consumer in the pipeline). */
+  consumer: ConsumerPort
+  /** The process's producer, connected by the caller. */
+  producer: Producer
   /** Raw topic, records not keyed by trace. Default `otlp_spans`. */
   sourceTopic?: string
   /** Internal topic of per-trace records keyed by hex trace id (`otlp_json`). Default `<sourceTopic>.by_trace`. */
@@ -21,8 +23,6 @@ export interface TraceRepartitionerOptions {
   encoding?: OtlpEncodingOption
   /** Undecodable records go here; `false` drops them. Default `<sourceTopic>_dlq`. */
   deadLetterTopic?: string | false
-  fromBeginning?: boolean
-  sessionTimeout?: number
   logger?: IngestLogger
 }
 
@@ -42,6 +42,17 @@ export interface TraceRepartitioner {
   stats(): TraceRepartitionerStats
   /** The internal topic the span source should consume (with encoding `otlp_json`). */
   readonly targetTopic: string
+  /** Resolves with the error when its consumer died for good. */
+  readonly failed: Promise<unknown>
+}
+
+/** One OTLP/JSON record per trace of `spans`, keyed by the 32-hex trace id. */
+function perTraceMessages(spans: Span[], timestamp: string | undefined): Message[] {
+  return [...groupByTrace(spans)].map(([traceId, traceSpans]) => {
+    const message: Message = { key: traceId, value: encodeSpansAsOtlpJson(traceSpans) }
+    if (timestamp !== undefined) message.timestamp = timestamp
+    return message
+  })
 }
 
 /**
@@ -51,109 +62,85 @@ export interface TraceRepartitioner {
  * replicas, and commits the raw offsets only after that produce succeeded.
  */
 export function createTraceRepartitioner(options: TraceRepartitionerOptions): TraceRepartitioner {
+  const { consumer, producer } = options
   const sourceTopic = options.sourceTopic ?? 'otlp_spans'
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
-  const dlqTopic = options.deadLetterTopic === undefined ? `${sourceTopic}_dlq` : options.deadLetterTopic
   const encoding = options.encoding ?? 'auto'
-  const log = options.logger ?? stderrLogger
-  // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
-  registerCompressionCodecs()
-  const kafka =
-    options.kafka ??
-    new Kafka({
-      clientId: options.clientId ?? 'tracescore-repartition',
-      brokers: options.brokers ?? ['127.0.0.1:9092'],
-      logLevel: logLevel.WARN,
-    })
-  const counters = { records: 0, spans: 0, traceRecords: 0, deadLetters: 0, commits: 0 }
-  const loggedCodes = new Set<string>()
-  let consumer: Consumer | undefined
-  let producer: Producer | undefined
+  const logger = options.logger ?? stderrLogger
+  const counters = { records: 0, spans: 0, traceRecords: 0, commits: 0 }
+  const stopping = new AbortController()
+  const send = async (topic: string, messages: Message[]) => {
+    await producer.send({ topic, messages, acks: -1 })
+  }
+  const deadLetters = createDeadLetterProducer({
+    topic: options.deadLetterTopic === undefined ? `${sourceTopic}_dlq` : options.deadLetterTopic,
+    send,
+    logger,
+  })
+  let reportFailure: (error: unknown) => void = () => {}
+  const failed = new Promise<unknown>((resolve) => {
+    reportFailure = resolve
+  })
 
-  const eachBatch = async ({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload) => {
-    const traceMessages: Message[] = []
-    const deadLetters: Message[] = []
-    let last: string | undefined
-    for (const message of batch.messages) {
-      if (!isRunning() || isStale()) break
-      last = message.offset
-      counters.records++
-      if (message.value === null || message.value.length === 0) continue
-      let spans: Span[]
-      try {
-        spans = decodeOtlpTraces(message.value, encoding)
-      } catch (error) {
-        const bad: BadRecord = {
-          topic: sourceTopic,
-          partition: batch.partition,
-          offset: message.offset,
-          key: message.key,
-          value: message.value,
-          error,
-        }
-        if (message.headers !== undefined) bad.headers = message.headers
-        const code = errorCode(error)
-        if (!loggedCodes.has(code)) {
-          loggedCodes.add(code)
-          log.warn(
-            { err: error, code, sample: message.value.subarray(0, 64).toString('base64') },
-            'undecodable record sent to the dead-letter topic',
-          )
-        }
-        deadLetters.push(deadLetterMessage(bad))
-        continue
-      }
-      counters.spans += spans.length
-      const byTrace = new Map<string, Span[]>()
-      for (const span of spans) {
-        const list = byTrace.get(span.traceId)
-        if (list === undefined) byTrace.set(span.traceId, [span])
-        else list.push(span)
-      }
-      for (const [traceId, traceSpans] of byTrace) {
-        const out: Message = { key: traceId, value: encodeSpansAsOtlpJson(traceSpans) }
-        if (message.timestamp !== undefined) out.timestamp = message.timestamp
-        traceMessages.push(out)
-      }
+  /** Adds the per-trace records of one raw record to `out` (or the record to `bad`). */
+  const split = (partition: number, record: ConsumedRecord, out: Message[], bad: BadRecord[]) => {
+    counters.records++
+    if (record.value === null || record.value.length === 0) return
+    let spans: Span[]
+    try {
+      spans = decodeOtlpTraces(record.value, encoding)
+    } catch (error) {
+      bad.push(badRecordOf(sourceTopic, partition, record, error))
+      return
     }
-    if (last === undefined) return
-    const topicMessages = [{ topic: targetTopic, messages: traceMessages }]
-    if (dlqTopic !== false && deadLetters.length > 0)
-      topicMessages.push({ topic: dlqTopic, messages: deadLetters })
-    if (traceMessages.length > 0 || deadLetters.length > 0) {
-      await producer!.sendBatch({
-        topicMessages: topicMessages.filter((t) => t.messages.length > 0),
-        acks: -1,
-      })
-    }
-    counters.traceRecords += traceMessages.length
-    counters.deadLetters += deadLetters.length
-    resolveOffset(last)
-    const offsets = [{ topic: sourceTopic, partition: batch.partition, offset: String(BigInt(last) + 1n) }]
-    await consumer!.commitOffsets(offsets)
-    counters.commits++
-    await heartbeat()
+    counters.spans += spans.length
+    out.push(...perTraceMessages(spans, record.timestamp))
+  }
+
+  const handlers: ConsumerHandlers = {
+    async onBatch(batch) {
+      const last = batch.records[batch.records.length - 1]
+      if (last === undefined || stopping.signal.aborted) return undefined
+      const messages: Message[] = []
+      const bad: BadRecord[] = []
+      for (const record of batch.records) split(batch.partition, record, messages, bad)
+      await deadLetters.send(bad)
+      if (messages.length > 0)
+        await retryWithBackoff(() => send(targetTopic, messages), {
+          policy: retryPolicies.delivery,
+          signal: stopping.signal,
+          onRetry: ({ error, attempt }) =>
+            logger.warn({ err: error, attempt, topic: targetTopic }, 'repartition produce failed; retrying'),
+        })
+      counters.traceRecords += messages.length
+      // A failed commit is not retried: the next batch's commit covers it (at worst some raw
+      // records are split again after a restart, and the assembler drops the duplicate spans).
+      const next = String(BigInt(last.offset) + 1n)
+      await consumer.commit([{ topic: sourceTopic, partition: batch.partition, offset: next }]).then(
+        () => counters.commits++,
+        (error: unknown) => logger.warn({ err: error }, 'repartition commit failed; the next one covers it'),
+      )
+      return last.offset
+    },
+    onAssigned(partitions) {
+      logger.info({ topic: sourceTopic, partitions }, 'repartitioner joined its consumer group')
+    },
+    onCrash(error, recovering) {
+      if (recovering) return
+      logger.error({ err: error }, 'repartitioner consumer crashed and could not be recovered')
+      reportFailure(error)
+    },
   }
 
   return {
     targetTopic,
-    async start() {
-      producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true })
-      await producer.connect()
-      consumer = kafka.consumer({
-        groupId: options.groupId ?? 'tracescore-repartition',
-        sessionTimeout: options.sessionTimeout ?? 30_000,
-      })
-      await consumer.connect()
-      await consumer.subscribe({ topics: [sourceTopic], fromBeginning: options.fromBeginning ?? false })
-      await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch })
-    },
+    failed,
+    start: () => consumer.start(sourceTopic, handlers),
     async stop() {
-      await consumer?.disconnect()
-      await producer?.disconnect()
-      consumer = undefined
-      producer = undefined
+      stopping.abort()
+      deadLetters.stop()
+      await consumer.stop()
     },
-    stats: () => ({ ...counters }),
+    stats: () => ({ ...counters, deadLetters: deadLetters.count() }),
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * The seam between the at-least-once core and Kafka: what the core needs from a consumer group
+ * member, nothing more. `kafkajs-consumer.ts` implements it over kafkajs, `testing/memory-consumer.ts`
+ * in memory (so delivery, offsets, rebalances and crashes are tested with plain data), and
+ * `consumer-supervisor.ts` wraps either to replace a consumer that died.
+ */
+
+/** One consumed record. */
+export interface ConsumedRecord {
+  /** Kafka int64 offset as a decimal string. */
+  offset: string
+  key: Buffer | null
+  value: Buffer | null
+  headers?: Record<string, Buffer | string | (Buffer | string)[] | undefined>
+  timestamp?: string
+}
+
+/** Records of one partition, in offset order, as one fetch returned them. */
+export interface RecordBatch {
+  topic: string
+  partition: number
+  records: readonly ConsumedRecord[]
+}
+
+/** An offset to commit: Kafka semantics, the next offset to read. */
+export interface CommitOffset {
+  topic: string
+  partition: number
+  offset: string
+}
+
+/** What a consumer tells its owner. */
+export interface ConsumerHandlers {
+  /**
+   * A fetched batch. Returns the offset of the last record it consumed (the consumer fetches on
+   * after it), or undefined when it consumed none (the records are fetched again). Called for one
+   * batch at a time.
+   */
+  onBatch(batch: RecordBatch): Promise<string | undefined> | string | undefined
+  /**
+   * The group (re)assigned partitions of the topic to this member: after the first join and after
+   * every rebalance or rejoin. Partitions not listed are no longer this member's.
+   */
+  onAssigned(partitions: readonly number[]): void
+  /**
+   * The consumer stopped fetching because of `error`. `recovering` says whether it (or its
+   * supervisor) is bringing consumption back; false means it gave up for good.
+   */
+  onCrash(error: unknown, recovering: boolean): void
+}
+
+/** A member of a consumer group on one topic, with manual commits. */
+export interface ConsumerPort {
+  /** Joins the group, subscribed to `topic`, and starts fetching into `handlers`. */
+  start(topic: string, handlers: ConsumerHandlers): Promise<void>
+  /** Commits offsets for the group (the next offsets to read). */
+  commit(offsets: readonly CommitOffset[]): Promise<void>
+  /** Stops fetching every partition (records stay in Kafka: the lag is the buffer). */
+  pause(): void
+  resume(): void
+  /** Fetches a partition from `offset` next (a rejoin would otherwise restart at the committed offset). */
+  seek(partition: number, offset: string): void
+  /** Leaves the group and disconnects; no handler is called afterwards. */
+  stop(): Promise<void>
+}
+
+/** Creates a fresh consumer (a supervisor replaces a dead one with the next). */
+export type ConsumerFactory = () => ConsumerPort

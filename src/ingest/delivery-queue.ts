@@ -1,0 +1,186 @@
+import { type RetryPolicy, retryPolicies, retryWithBackoff, type Sleep } from '../sink/retry-policy.ts'
+
+/** A destination of processed traces (a sink, the decisions topic); it acknowledges by resolving. */
+export interface DeliveryTarget<R> {
+  readonly name: string
+  deliver(result: R): Promise<void> | void
+}
+
+/** How a trace left the queue. */
+export type DeliveryOutcome =
+  /** Every target acknowledged it. */
+  | 'delivered'
+  /** `process` threw: nothing to deliver (the trace is done; `onDone` gets the error). */
+  | 'failed'
+  /** The queue was stopped while its delivery was still retried: its offsets must wait. */
+  | 'abandoned'
+  /** The policy's retries ran out (a bounded policy, as a replay's): its offsets must wait. */
+  | 'undeliverable'
+
+/** Settings of the delivery queue. */
+export interface DeliveryQueueOptions<T, R> {
+  /** Turns a trace into what the targets take (scoring); called once per trace, never retried. */
+  process(trace: T): Promise<R>
+  targets: readonly DeliveryTarget<R>[]
+  /** Most traces processed or delivered at once. */
+  maxInFlight: number
+  /** Backoff of a failed delivery; default `retryPolicies.delivery` (until acknowledged or stopped). */
+  policy?: RetryPolicy
+  /** A delivery attempt not settled after this long counts as failed (and is retried). Default 120,000. */
+  attemptTimeoutMs?: number
+  /** Called once per trace when it leaves the queue (with the last error unless delivered). */
+  onDone(trace: T, outcome: DeliveryOutcome, error?: unknown): void
+  /** Called for each failed delivery attempt of a trace to one target. */
+  onFailure?(trace: T, target: string, error: unknown, attempt: number): void
+  sleep?: Sleep
+}
+
+/** Traces waiting, being processed and being delivered. */
+export interface DeliveryQueue<T> {
+  push(traces: readonly T[]): void
+  /** Removes the waiting (not yet processed) traces that match and returns them. */
+  drop(matches: (trace: T) => boolean): T[]
+  /** Traces not started yet. */
+  waiting(): number
+  /** Traces being processed or delivered. */
+  inFlight(): number
+  /** Resolves when nothing waits and nothing is in flight. */
+  drained(): Promise<void>
+  /** Ends every retry: in-flight deliveries give up (`abandoned`), waiting traces stay unprocessed. */
+  stop(): void
+}
+
+/**
+ * The delivery queue: each trace is processed once (scored), and its result is kept until every
+ * target acknowledged it. A failed delivery retries only the targets that failed, with the
+ * policy's backoff; it never processes the trace again, so judge calls, budgets, decisions and
+ * metrics happen once per trace.
+ */
+export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): DeliveryQueue<T> {
+  const { targets } = options
+  const policy = options.policy ?? retryPolicies.delivery
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 120_000
+  const waiting: T[] = []
+  let head = 0
+  let inFlight = 0
+  const stopping = new AbortController()
+  const drainWaiters = new Set<() => void>()
+
+  /** Delivers `result` to the pending targets at once; acknowledged ones leave `pending`. */
+  const deliverPending = async (trace: T, result: R, pending: Set<DeliveryTarget<R>>, attempt: number) => {
+    if (pending.size === 1) {
+      // The common case (one sink): no arrays, no allSettled.
+      const [target] = pending
+      try {
+        await withTimeout(target!, result, attemptTimeoutMs)
+      } catch (error) {
+        options.onFailure?.(trace, target!.name, error, attempt)
+        throw error
+      }
+      pending.clear()
+      return
+    }
+    const tried = [...pending]
+    const outcomes = await Promise.allSettled(tried.map((t) => withTimeout(t, result, attemptTimeoutMs)))
+    const errors: unknown[] = []
+    outcomes.forEach((outcome, i) => {
+      const target = tried[i]!
+      if (outcome.status === 'fulfilled') pending.delete(target)
+      else {
+        errors.push(outcome.reason)
+        options.onFailure?.(trace, target.name, outcome.reason, attempt)
+      }
+    })
+    if (errors.length > 0) throw errors.length === 1 ? errors[0] : new AggregateError(errors)
+  }
+
+  const run = async (trace: T): Promise<void> => {
+    let result: R
+    try {
+      result = await options.process(trace)
+    } catch (error) {
+      options.onDone(trace, 'failed', error)
+      return
+    }
+    if (targets.length === 0) return options.onDone(trace, 'delivered')
+    const pending = new Set(targets)
+    try {
+      await retryWithBackoff((attempt) => deliverPending(trace, result, pending, attempt), {
+        policy,
+        signal: stopping.signal,
+        sleep: options.sleep,
+      })
+      options.onDone(trace, 'delivered')
+    } catch (error) {
+      options.onDone(trace, stopping.signal.aborted ? 'abandoned' : 'undeliverable', error)
+    }
+  }
+
+  /** A trace left flight: start the next. */
+  const landed = () => {
+    inFlight--
+    pump()
+  }
+
+  const pump = () => {
+    while (inFlight < options.maxInFlight && head < waiting.length && !stopping.signal.aborted) {
+      const trace = waiting[head]!
+      waiting[head++] = undefined as T
+      inFlight++
+      run(trace).then(landed, landed)
+    }
+    if (head > 1024 && head * 2 > waiting.length) {
+      waiting.splice(0, head)
+      head = 0
+    }
+    if (inFlight === 0 && (head >= waiting.length || stopping.signal.aborted))
+      for (const resolve of drainWaiters) resolve()
+  }
+
+  return {
+    push(traces) {
+      for (const trace of traces) waiting.push(trace)
+      pump()
+    },
+    drop(matches) {
+      const kept: T[] = []
+      const dropped: T[] = []
+      for (let i = head; i < waiting.length; i++) (matches(waiting[i]!) ? dropped : kept).push(waiting[i]!)
+      waiting.length = 0
+      waiting.push(...kept)
+      head = 0
+      pump()
+      return dropped
+    },
+    waiting: () => waiting.length - head,
+    inFlight: () => inFlight,
+    drained() {
+      if (inFlight === 0 && (head >= waiting.length || stopping.signal.aborted)) return Promise.resolve()
+      return new Promise((resolve) => {
+        const done = () => {
+          drainWaiters.delete(done)
+          resolve()
+        }
+        drainWaiters.add(done)
+      })
+    },
+    stop() {
+      stopping.abort()
+      pump()
+    },
+  }
+}
+
+/** One delivery to one target, failing after `timeoutMs` if it has not settled. */
+function withTimeout<R>(target: DeliveryTarget<R>, result: R, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${target.name}: delivery not acknowledged after ${timeoutMs} ms`)),
+      timeoutMs,
+    )
+    timer.unref()
+  })
+  const attempt = (async () => target.deliver(result))()
+  return Promise.race([attempt, timeout]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,25 @@
+import { Kafka, type KafkaConfig, logLevel } from 'kafkajs'
+import type { TracescoreConfig } from '../config/index.ts'
+import { registerCompressionCodecs } from './codecs.ts'
+import { kafkaTlsOptions } from './kafka-security.ts'
+
+/**
+ * The process's one kafkajs client, for the configured brokers, TLS and SASL: the source's
+ * consumer, the repartitioner, the producer (dead letters, decisions, the Kafka score sink) and
+ * the admin (start-up, lag) all come from it. Registers the snappy, lz4 and zstd codecs first,
+ * since records may come compressed with any of them (the Collector's `producer.compression`).
+ */
+export function createKafkaClient(
+  kafka: TracescoreConfig['kafka'],
+  overrides: Partial<KafkaConfig> = {},
+): Kafka {
+  registerCompressionCodecs()
+  return new Kafka({
+    clientId: kafka.clientId,
+    brokers: kafka.brokers,
+    ssl: kafkaTlsOptions(kafka.ssl),
+    ...(kafka.sasl ? { sasl: kafka.sasl } : {}),
+    logLevel: logLevel.WARN,
+    ...overrides,
+  })
+}

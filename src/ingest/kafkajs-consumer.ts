@@ -1,0 +1,157 @@
+import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
+import type { RetryPolicy } from '../sink/retry-policy.ts'
+import { registerCompressionCodecs } from './codecs.ts'
+import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
+import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
+import type { IngestLogger } from './ingest-logger.ts'
+import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
+
+/** Settings of a kafkajs consumer behind the consumer port. */
+export interface KafkajsConsumerOptions {
+  /** The process's one kafkajs client. */
+  kafka: Kafka
+  groupId: string
+  /** Where a group without committed offsets starts. */
+  fromBeginning: boolean
+  /** Default 30,000 ms. */
+  sessionTimeout?: number
+  /** Longest wait of a fetch (kafkajs `maxWaitTimeInMs`; also its sleep while every partition is paused). Default 500 ms. */
+  maxWaitTimeMs?: number
+  /** Further kafkajs consumer settings; they override the ones above. */
+  consumerConfig?: Partial<ConsumerConfig>
+  /**
+   * A consumer that completed no fetch for this long is reported dead (`onCrash(error, false)`),
+   * whatever kafkajs believes: kafkajs can stay "running" without fetching, or restart forever
+   * while the broker is away. Default twice the longer of the session and rebalance timeouts.
+   */
+  stallTimeoutMs?: number
+  logger: IngestLogger
+  now?: () => number
+}
+
+/** Raised (through `onCrash`) when a kafkajs consumer stopped fetching without crashing. */
+export class ConsumerStalledError extends Error {
+  override readonly name = 'ConsumerStalledError'
+}
+
+/**
+ * The consumer port over one kafkajs consumer (manual commits, batches resolved only as far as
+ * they were consumed). It reports kafkajs's `CRASH` events (`restart: false` means dead), declares
+ * a consumer dead that stopped fetching, and pauses again after kafkajs restarted its consumer
+ * group internally (a restart forgets pauses).
+ */
+export function createKafkajsConsumer(options: KafkajsConsumerOptions): ConsumerPort {
+  // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
+  registerCompressionCodecs()
+  const now = options.now ?? Date.now
+  const sessionTimeout = options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? 30_000
+  const rebalanceTimeout = options.consumerConfig?.rebalanceTimeout ?? 60_000
+  const stallTimeoutMs = options.stallTimeoutMs ?? 2 * Math.max(sessionTimeout, rebalanceTimeout)
+  let consumer: Consumer | undefined
+  let topic = ''
+  let paused = false
+  let dead = false
+  let watchdog: StallWatchdog | undefined
+
+  const quietly = (what: string, action: () => void) => deferIfRestarting(options.logger, what, action)
+
+  const declareDead = (handlers: ConsumerHandlers, error: unknown) => {
+    if (dead) return
+    dead = true
+    watchdog?.stop()
+    handlers.onCrash(error, false)
+  }
+
+  const eachBatch = (handlers: ConsumerHandlers) => async (payload: EachBatchPayload) => {
+    const { batch, isRunning, isStale, resolveOffset, heartbeat } = payload
+    if (dead || !isRunning() || isStale()) return
+    const last = await handlers.onBatch({ topic, partition: batch.partition, records: batch.messages })
+    // Move the fetch position only over what was consumed, and not after a seek made the batch stale.
+    if (last !== undefined && !isStale()) resolveOffset(last)
+    await heartbeat()
+  }
+
+  const listen = (c: Consumer, handlers: ConsumerHandlers) => {
+    c.on(c.events.FETCH, () => watchdog?.touch())
+    c.on(c.events.GROUP_JOIN, (event) => {
+      watchdog?.touch()
+      if (paused) quietly('pause', () => c.pause([{ topic }]))
+      handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
+    })
+    c.on(c.events.CRASH, (event) => {
+      const { error, restart } = event.payload
+      if (restart) handlers.onCrash(error, true)
+      else declareDead(handlers, error)
+    })
+  }
+
+  return {
+    async start(name, handlers) {
+      topic = name
+      const c = options.kafka.consumer({
+        groupId: options.groupId,
+        sessionTimeout,
+        maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+        allowAutoTopicCreation: false,
+        ...options.consumerConfig,
+      })
+      consumer = c
+      watchdog = createStallWatchdog({
+        timeoutMs: stallTimeoutMs,
+        now,
+        onStall: (idleMs) =>
+          declareDead(
+            handlers,
+            new ConsumerStalledError(`no fetch completed for ${Math.round(idleMs / 1000)} s`),
+          ),
+      })
+      listen(c, handlers)
+      await c.connect()
+      await c.subscribe({ topics: [topic], fromBeginning: options.fromBeginning })
+      await c.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: eachBatch(handlers) })
+      watchdog.start()
+    },
+    commit: (offsets) =>
+      consumer === undefined
+        ? Promise.reject(new Error('consumer not started'))
+        : consumer.commitOffsets(offsets.map((o) => ({ ...o }))),
+    pause() {
+      paused = true
+      if (consumer) quietly('pause', () => consumer!.pause([{ topic }]))
+    },
+    resume() {
+      paused = false
+      if (consumer) quietly('resume', () => consumer!.resume([{ topic }]))
+    },
+    seek(partition, offset) {
+      if (consumer) quietly('seek', () => consumer!.seek({ topic, partition, offset }))
+    },
+    async stop() {
+      dead = true
+      watchdog?.stop()
+      await consumer?.disconnect()
+    },
+  }
+}
+
+/** kafkajs throws from pause/resume/seek while its group is restarting; the next join re-applies what matters. */
+function deferIfRestarting(logger: IngestLogger, what: string, action: () => void): void {
+  try {
+    action()
+  } catch (error) {
+    logger.info({ err: error }, `kafka consumer ${what} deferred: the consumer is restarting`)
+  }
+}
+
+/**
+ * A kafkajs consumer that is replaced when it dies (`superviseConsumer` over
+ * `createKafkajsConsumer`): what the span source and the repartitioner read through.
+ */
+export function createSupervisedKafkajsConsumer(
+  options: KafkajsConsumerOptions & { recoveryPolicy?: RetryPolicy },
+): SupervisedConsumer {
+  return superviseConsumer(() => createKafkajsConsumer(options), {
+    logger: options.logger,
+    policy: options.recoveryPolicy,
+  })
+}

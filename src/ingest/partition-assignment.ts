@@ -1,0 +1,52 @@
+import type { ConsumerPort } from './consumer-port.ts'
+import type { DeliveryQueue } from './delivery-queue.ts'
+import type { IngestLogger } from './ingest-logger.ts'
+import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
+import type { TraceAssembler } from './trace-assembler.ts'
+import type { IngestedTrace } from './trace-handoff.ts'
+
+/** What a (re)assignment touches. */
+export interface AssignmentContext {
+  topic: string
+  consumer: ConsumerPort
+  tracker: OffsetTracker
+  assembler: TraceAssembler<RecordRef>
+  queue: DeliveryQueue<IngestedTrace>
+  /** Where partitions not read yet start instead of the committed offset (a replay). */
+  startOffsets: ReadonlyMap<number, string>
+  logger: IngestLogger
+}
+
+/**
+ * Applies a (re)assignment. After a join, kafkajs reads every assigned partition from its
+ * committed offset again: partitions kept continue where reading was (a seek; their buffered
+ * traces and holds stay valid), partitions not read yet start at their start offset if one is
+ * given, and the state of lost ones is dropped, since their new owner reads them: open traces and
+ * traces waiting for scoring go (and are forgotten as released, so they are scored should the
+ * partition come back), while traces already being scored or delivered finish, their scores not
+ * wasted. Returns the partitions revoked.
+ */
+export function applyAssignment(partitions: readonly number[], ctx: AssignmentContext): number[] {
+  const { topic, consumer, tracker } = ctx
+  const lost = new Set<number>()
+  for (const { partition } of tracker.assigned()) {
+    const position = tracker.readPosition(topic, partition)
+    if (partitions.includes(partition) && position !== undefined) consumer.seek(partition, position)
+    else {
+      tracker.revoke(topic, partition)
+      lost.add(partition)
+    }
+  }
+  for (const partition of partitions) {
+    const start = ctx.startOffsets.get(partition)
+    if (start !== undefined && tracker.readPosition(topic, partition) === undefined)
+      consumer.seek(partition, start)
+  }
+  if (lost.size === 0) return []
+  const isLost = (ref: RecordRef) => lost.has(ref.partition)
+  ctx.assembler.discard(isLost)
+  const dropped = ctx.queue.drop((trace) => trace.recordRefs.every(isLost))
+  ctx.assembler.forget(dropped.map((t) => t.traceId))
+  ctx.logger.info({ topic, revoked: [...lost], droppedTraces: dropped.length }, 'partitions revoked')
+  return [...lost]
+}

@@ -1,0 +1,93 @@
+import type { Span } from '../model/index.ts'
+import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
+import { type BadRecord, badRecordOf } from './dead-letter.ts'
+import type { DeadLetterProducer } from './dead-letter-producer.ts'
+import { decodeOtlpTraces, type OtlpEncodingOption } from './decode/index.ts'
+import type { IngestLogger } from './ingest-logger.ts'
+import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
+import type { TraceAssembler } from './trace-assembler.ts'
+
+/** Counters of what was read. */
+export interface ReadCounters {
+  records: number
+  emptyRecords: number
+  spans: number
+}
+
+/** Settings of the record reader. */
+export interface RecordReaderOptions {
+  encoding: OtlpEncodingOption
+  assembler: TraceAssembler<RecordRef>
+  tracker: OffsetTracker
+  deadLetters: DeadLetterProducer
+  logger: IngestLogger
+}
+
+/** Reads batches of OTLP records into the assembler. */
+export interface RecordReader {
+  /**
+   * Reads a batch's records below `endOffset` (all when absent): each is decoded and its spans
+   * buffered, held in the offset tracker until every trace it fed is done; undecodable ones go to
+   * the dead letters and are held until they are there. Returns the last offset read. Synchronous:
+   * nothing else happens while a batch is read.
+   */
+  read(batch: RecordBatch, endOffset?: number): string | undefined
+  counters(): ReadCounters
+}
+
+/** Creates the record reader. */
+export function createRecordReader(options: RecordReaderOptions): RecordReader {
+  const { encoding, assembler, tracker, deadLetters, logger } = options
+  const counters: ReadCounters = { records: 0, emptyRecords: 0, spans: 0 }
+
+  const readRecord = (record: ConsumedRecord, ref: RecordRef, bad: BadRecord[], badRefs: RecordRef[]) => {
+    counters.records++
+    const value = record.value
+    if (value === null || value.length === 0) {
+      counters.emptyRecords++
+      tracker.release(ref)
+      return
+    }
+    let spans: Span[]
+    try {
+      spans = decodeOtlpTraces(value, encoding)
+    } catch (error) {
+      bad.push(badRecordOf(ref.topic, ref.partition, record, error))
+      badRefs.push(ref) // the reading's hold stays until the dead letter is produced
+      return
+    }
+    counters.spans += spans.length
+    const { traces } = assembler.add(spans, ref, value.length)
+    tracker.hold(ref, traces)
+    tracker.release(ref)
+  }
+
+  const sendDeadLetters = (bad: BadRecord[], refs: RecordRef[]) => {
+    deadLetters.send(bad).then(
+      () => {
+        for (const ref of refs) tracker.release(ref)
+      },
+      (error: unknown) =>
+        logger.warn(
+          { err: error, records: refs.length },
+          'dead letters not produced before shutdown; their offsets stay uncommitted',
+        ),
+    )
+  }
+
+  return {
+    read(batch, endOffset) {
+      const bad: BadRecord[] = []
+      const badRefs: RecordRef[] = []
+      let last: string | undefined
+      for (const record of batch.records) {
+        if (endOffset !== undefined && Number(record.offset) >= endOffset) break
+        readRecord(record, tracker.open(batch.topic, batch.partition, record.offset), bad, badRefs)
+        last = record.offset
+      }
+      if (bad.length > 0) sendDeadLetters(bad, badRefs)
+      return last
+    },
+    counters: () => ({ ...counters }),
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The at-least-once core on the in-memory consumer port: scoring once, delivery retried until
+ * acknowledged, offsets committed only behind finished records, poison records, rebalances and
+ * crashes. No broker: these run as plain unit tests (the same paths run on Kafka in
+ * test/integration/ingest-*.test.ts).
+ */
+
+import type { Message } from 'kafkajs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { superviseConsumer } from './consumer-supervisor.ts'
+import { createDeadLetterProducer } from './dead-letter-producer.ts'
+import type { DeliveryTarget } from './delivery-queue.ts'
+import {
+  createSpanSource,
+  type IngestedTrace,
+  type SpanSource,
+  type SpanSourceOptions,
+} from './span-source.ts'
+import {
+  byTrace,
+  encodeOtlpProto,
+  generateAgentTraffic,
+  isGeneratedAgentSpan,
+} from './testing/agent-traffic.ts'
+import { waitFor } from './testing/broker.ts'
+import { createMemoryTopic, type MemoryConsumer, type MemoryTopic } from './testing/memory-consumer.ts'
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+const fast = { retries: Infinity, initialDelayMs: 2, maxDelayMs: 10, multiplier: 2, jitter: 0 }
+
+/** A gate a test opens when it wants a blocked delivery to go on. */
+const gate = () => {
+  let open: () => void = () => {}
+  const opened = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { opened, open }
+}
+
+interface Placed {
+  traceId: string
+  partition: number
+  offset: number
+  agentSpanIds: string[]
+}
+
+interface Harness {
+  topic: MemoryTopic
+  source: SpanSource
+  consumers: MemoryConsumer[]
+  placed: Placed[]
+  /** `process` calls per trace id: the judge calls. */
+  scored: Map<string, number>
+  deadLetters: Message[]
+  /** Every agent run's trace id delivered to the `sink` target, once per acknowledged delivery. */
+  delivered: Map<string, number>
+  committedToEnd(): boolean
+}
+
+const sources: SpanSource[] = []
+afterEach(async () => {
+  await Promise.all(sources.splice(0).map((s) => s.stop({ commit: false })))
+})
+
+/**
+ * `runs` agent runs and 2 plain traces, one record per trace, record i in partition i % partitions,
+ * read by a supervised memory consumer into a span source whose `sink` target counts deliveries.
+ */
+function harness(
+  options: {
+    runs?: number
+    partitions?: number
+    sink?: (trace: string) => Promise<void> | void
+    extraTargets?: DeliveryTarget<IngestedTrace>[]
+    bad?: { partition: number; count: number }
+    sendDeadLetters?: (messages: Message[]) => Promise<void>
+    createConsumer?: (topic: MemoryTopic) => MemoryConsumer
+    source?: Partial<SpanSourceOptions<IngestedTrace>>
+    recoveryRetries?: number
+  } = {},
+): Harness {
+  const partitions = options.partitions ?? 2
+  const topic = createMemoryTopic('spans', partitions)
+  const traffic = generateAgentTraffic({ runs: options.runs ?? 20, plainTraces: 2, seed: 7 })
+  const placed: Placed[] = []
+  const agentIds = new Map(traffic.runs.map((r) => [r.traceId, [r.agentSpanId]]))
+  ;[...byTrace(traffic.spans)].forEach(([traceId, spans], i) => {
+    const partition = i % partitions
+    if (options.bad?.partition === partition && placed.length === 4)
+      topic.append(
+        partition,
+        Array.from({ length: options.bad.count }, () => ({ value: 'not protobuf \u00ff' })),
+      )
+    const offset = topic.records(partition).length
+    topic.append(partition, [{ key: traceId, value: encodeOtlpProto(spans) }])
+    placed.push({ traceId, partition, offset, agentSpanIds: agentIds.get(traceId) ?? [] })
+  })
+  const consumers: MemoryConsumer[] = []
+  const scored = new Map<string, number>()
+  const delivered = new Map<string, number>()
+  const deadLetters: Message[] = []
+  const sink: DeliveryTarget<IngestedTrace> = {
+    name: 'sink',
+    async deliver(trace) {
+      await options.sink?.(trace.traceId)
+      delivered.set(trace.traceId, (delivered.get(trace.traceId) ?? 0) + 1)
+    },
+  }
+  const consumer = superviseConsumer(
+    () => {
+      const c = options.createConsumer?.(topic) ?? topic.consumer({ batchSize: 3 })
+      consumers.push(c)
+      return c
+    },
+    { logger: silent, policy: { ...fast, retries: options.recoveryRetries ?? 3 } },
+  )
+  const source = createSpanSource<IngestedTrace>({
+    consumer,
+    topic: 'spans',
+    encoding: 'otlp_proto',
+    deadLetters: createDeadLetterProducer({
+      topic: 'spans_dlq',
+      send: async (_topic, messages) => {
+        await options.sendDeadLetters?.(messages)
+        deadLetters.push(...messages)
+      },
+      logger: silent,
+      policy: fast,
+    }),
+    isAgentRunSpan: isGeneratedAgentSpan,
+    settleMs: 20,
+    tickMs: 5,
+    commitIntervalMs: 5,
+    deliveryPolicy: fast,
+    logger: silent,
+    async process(trace) {
+      scored.set(trace.traceId, (scored.get(trace.traceId) ?? 0) + 1)
+      return trace
+    },
+    targets: [sink, ...(options.extraTargets ?? [])],
+    ...options.source,
+  })
+  sources.push(source)
+  const committedToEnd = () => {
+    for (let p = 0; p < partitions; p++) if (topic.committed(p) !== topic.records(p).length) return false
+    return true
+  }
+  return { topic, source, consumers, placed, scored, deadLetters, delivered, committedToEnd }
+}
+
+const runs = (h: Harness) => h.placed.filter((p) => p.agentSpanIds.length > 0)
+
+/** Every agent run was scored exactly once and delivered at least once; plain traces never scored. */
+function expectScoredOnceAndDelivered(h: Harness) {
+  for (const run of runs(h)) {
+    expect(h.scored.get(run.traceId), run.traceId).toBe(1)
+    expect(h.delivered.get(run.traceId) ?? 0, run.traceId).toBeGreaterThanOrEqual(1)
+  }
+  expect(h.scored.size).toBe(runs(h).length)
+}
+
+describe('span source on the in-memory consumer port', () => {
+  it('scores every run once, delivers it and commits every partition to its end', async () => {
+    const h = harness()
+    await h.source.start()
+    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    expectScoredOnceAndDelivered(h)
+    for (const run of runs(h)) expect(h.delivered.get(run.traceId)).toBe(1)
+    expect(h.source.stats()).toMatchObject({ tracesWithoutRuns: 2, deadLetters: 0, deliveryFailures: 0 })
+    expect(h.source.ready()).toBe(true)
+  })
+
+  it('retries a failed delivery without scoring again, only to the target that failed, and commits after it', async () => {
+    const failing = gate()
+    let failingOpen = false
+    void failing.opened.then(() => {
+      failingOpen = true
+    })
+    const attempts = new Map<string, number>()
+    const other = new Map<string, number>()
+    let first = ''
+    const h = harness({
+      sink(traceId) {
+        attempts.set(traceId, (attempts.get(traceId) ?? 0) + 1)
+        if (traceId === first && !failingOpen) throw new Error('backend down')
+      },
+      extraTargets: [
+        {
+          name: 'other',
+          deliver: (trace) => {
+            other.set(trace.traceId, (other.get(trace.traceId) ?? 0) + 1)
+          },
+        },
+      ],
+    })
+    const failed = h.placed.find((p) => p.partition === 0 && p.agentSpanIds.length > 0)!
+    first = failed.traceId
+    await h.source.start()
+    await waitFor('every other run delivered', () => h.delivered.size === runs(h).length - 1)
+    await waitFor('several failed attempts', () => (attempts.get(first) ?? 0) >= 4)
+    await waitFor(
+      'partition 1 committed to its end',
+      () => h.topic.committed(1) === h.topic.records(1).length,
+    )
+    // Nothing of partition 0 was committed past the failing trace's record.
+    const commitsWhileFailing = h.consumers[0]!.commitCalls.flat().filter((c) => c.partition === 0)
+    for (const c of commitsWhileFailing) expect(Number(c.offset)).toBeLessThanOrEqual(failed.offset)
+    failing.open()
+    await waitFor('committed to the end', () => h.committedToEnd())
+    expect(h.delivered.get(first)).toBe(1)
+    expectScoredOnceAndDelivered(h)
+    // The target that acknowledged got the trace once; the failing one was retried alone.
+    expect(other.get(first)).toBe(1)
+    expect(h.source.stats().deliveryFailures).toBeGreaterThanOrEqual(4)
+  })
+
+  it('sends poison records to the dead letters and commits past them only once they are there', async () => {
+    const dlqDown = gate()
+    const h = harness({ bad: { partition: 0, count: 3 }, sendDeadLetters: () => dlqDown.opened })
+    await h.source.start()
+    await waitFor('every run delivered', () => h.delivered.size === runs(h).length)
+    await waitFor('a commit', () => h.topic.committed(1) === h.topic.records(1).length)
+    const firstBad = h.topic.records(0).findIndex((r) => r.value?.toString().startsWith('not protobuf'))
+    expect(firstBad).toBeGreaterThan(0)
+    expect(h.topic.committed(0)).toBeLessThanOrEqual(firstBad)
+    dlqDown.open()
+    await waitFor('committed to the end', () => h.committedToEnd())
+    expect(h.deadLetters.map((m) => m.headers?.['tracescore-original-offset'])).toEqual(
+      [0, 1, 2].map((i) => String(firstBad + i)),
+    )
+    expect(h.deadLetters[0]!.headers?.['tracescore-error-code']).toBeTruthy()
+    expect(h.source.stats().deadLetters).toBe(3)
+    expectScoredOnceAndDelivered(h)
+  })
+
+  it('keeps scoring once across a rebalance in the middle of a delivery', async () => {
+    const held = gate()
+    let heldTrace = ''
+    let heldStarted = false
+    const h = harness({
+      runs: 30,
+      sink: async (traceId) => {
+        if (traceId !== heldTrace) return
+        heldStarted = true
+        await held.opened
+      },
+      // One trace in flight at a time: the runs released behind the held one wait in the queue.
+      source: { maxInFlightTraces: 1 },
+    })
+    heldTrace = runs(h).find((r) => r.partition === 0 && r.offset > 2)!.traceId
+    await h.source.start()
+    await waitFor('the held delivery started', () => heldStarted)
+    // Partition 0 goes to another member: its waiting traces are dropped, the held one finishes.
+    h.consumers[0]!.assign([1])
+    held.open()
+    await waitFor(
+      'partition 1 committed to its end',
+      () => h.topic.committed(1) === h.topic.records(1).length,
+    )
+    await waitFor('the held trace delivered', () => h.delivered.get(heldTrace) === 1)
+    expect(h.topic.committed(0)).toBeLessThanOrEqual(runs(h).find((r) => r.traceId === heldTrace)!.offset)
+    // ...and comes back: read again from the committed offset; nothing is scored twice.
+    h.consumers[0]!.assign([0, 1])
+    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    expectScoredOnceAndDelivered(h)
+    expect(h.source.stats().rebalances).toBe(3)
+  })
+
+  it('replaces a crashed consumer and goes on where it was, scoring every run once', async () => {
+    let crashed = false
+    const h = harness({ runs: 40 })
+    await h.source.start()
+    await waitFor('some runs delivered', () => h.delivered.size >= 5)
+    h.consumers[0]!.crash(new Error('KafkaJSNonRetriableError: restart: false'))
+    crashed = true
+    await waitFor('a new consumer', () => h.consumers.length === 2)
+    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    expect(crashed).toBe(true)
+    expectScoredOnceAndDelivered(h)
+    expect(h.source.stats().crashes).toBe(1)
+    expect(h.source.ready()).toBe(true)
+  })
+
+  it('reports a consumer that keeps dying as failed and not ready', async () => {
+    const h = harness({
+      recoveryRetries: 2,
+      // Consumers that never join: each dies a moment after it started.
+      createConsumer: (topic) => {
+        const c = topic.consumer()
+        c.start = async (_name, handlers) => {
+          setTimeout(() => handlers.onCrash(new Error('coordinator gone'), false), 1)
+        }
+        return c
+      },
+    })
+    await h.source.start()
+    const error = await h.source.failed
+    expect((error as Error).message).toBe('coordinator gone')
+    expect(h.consumers.length).toBe(3)
+    expect(h.source.ready()).toBe(false)
+  })
+
+  it('goes on committing after a commit that never settles', async () => {
+    const h = harness({ source: { commitTimeoutMs: 20 } })
+    h.topic.hangCommits(1)
+    await h.source.start()
+    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    expectScoredOnceAndDelivered(h)
+  })
+
+  it('pauses reading while deliveries are stuck and resumes when they move', async () => {
+    const down = gate()
+    // 300 runs take many fetch rounds to read, each after a timer turn: the 5 ms tick pauses first.
+    const h = harness({ runs: 300, sink: () => down.opened, source: { maxQueuedTraces: 5 } })
+    await h.source.start()
+    await waitFor('paused', () => h.consumers[0]!.paused && h.source.stats().paused)
+    const readWhilePaused = h.source.stats().records
+    expect(readWhilePaused).toBeLessThan(h.placed.length)
+    down.open()
+    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    expect(h.consumers[0]!.paused).toBe(false)
+    expectScoredOnceAndDelivered(h)
+  })
+})

@@ -1,0 +1,334 @@
+import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
+import { type IngestLoad, shouldPause } from './backpressure.ts'
+import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
+import type { DeadLetterProducer } from './dead-letter-producer.ts'
+import type { OtlpEncodingOption } from './decode/index.ts'
+import type { DeliveryTarget } from './delivery-queue.ts'
+import type { IngestLogger } from './ingest-logger.ts'
+import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
+import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
+import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
+import { createRecordReader, type RecordReader } from './record-reader.ts'
+import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
+import {
+  createTraceHandoff,
+  type HandoffCounters,
+  type IngestedTrace,
+  type TraceHandoff,
+} from './trace-handoff.ts'
+
+export type { IngestedTrace }
+
+/** Settings of the span source. */
+export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'> {
+  /** The consumer-group member to read through (kafkajs, supervised, or in memory). */
+  consumer: ConsumerPort
+  topic: string
+  encoding: OtlpEncodingOption
+  deadLetters: DeadLetterProducer
+  /**
+   * Scores a trace that holds agent runs (`trace.agentSpanIds`); called once per released trace and
+   * never retried. Traces without agent runs are finished without a call.
+   */
+  process(trace: IngestedTrace): Promise<R>
+  /** Where results go; a trace's records are committable once every target acknowledged its result. */
+  targets: readonly DeliveryTarget<R>[]
+  /** Most traces scored or delivered at once. Default 256. */
+  maxInFlightTraces?: number
+  /** Pause reading when released traces not yet delivered reach this. Default 1,000. */
+  maxQueuedTraces?: number
+  /** Pause reading when buffered spans reach this. Default 80% of `maxBufferedSpans` (200,000). */
+  pauseAtBufferedSpans?: number
+  /** How often ready traces, backpressure and commits are looked at. Default 100 ms. */
+  tickMs?: number
+  /** How often finished offsets are committed; `false` never commits (a replay). Default 1,000 ms. */
+  commitIntervalMs?: number | false
+  /** A commit not answered after this long counts as failed. Default 60,000 ms. */
+  commitTimeoutMs?: number
+  /** Backoff of failed deliveries (default `retryPolicies.delivery`). */
+  deliveryPolicy?: RetryPolicy
+  /** How long `stop` waits for in-flight traces. Default 30,000 ms. */
+  drainTimeoutMs?: number
+  /** Where each partition is read from instead of the committed offset (a replay). */
+  startOffsets?: ReadonlyMap<number, string>
+  /** Where each partition's reading ends, exclusive (a replay): `caughtUp` resolves when all got there. */
+  endOffsets?: ReadonlyMap<number, string>
+  logger: IngestLogger
+  now?: () => number
+  sleep?: Sleep
+}
+
+/** Counters and gauges of the source, for `/metrics` and tests. */
+export interface SpanSourceStats extends HandoffCounters {
+  records: number
+  emptyRecords: number
+  spans: number
+  deadLetters: number
+  lateSpans: number
+  bufferedSpans: number
+  bufferedBytes: number
+  openTraces: number
+  queuedTraces: number
+  inFlightTraces: number
+  pendingRecords: number
+  commits: number
+  paused: boolean
+  rebalances: number
+  crashes: number
+}
+
+/** A running span source. */
+export interface SpanSource {
+  start(): Promise<void>
+  /**
+   * Stops reading, waits for in-flight traces (up to `drainTimeoutMs`), commits what is finished
+   * and leaves the group. `{ commit: false }` skips the final commit.
+   */
+  stop(options?: { commit?: boolean }): Promise<void>
+  /** Commits every finished offset now. */
+  commit(): Promise<void>
+  /** Releases every buffered trace now, complete or not (the end of a replay). */
+  flush(): void
+  /** Resolves when nothing is buffered, queued or in flight. */
+  drained(): Promise<void>
+  stats(): SpanSourceStats
+  /** True while the consumer is in its group and reading: started, joined, not crashed, not stopping. */
+  ready(): boolean
+  /** Resolves with the error when the consumer died for good (its supervisor gave up). */
+  readonly failed: Promise<unknown>
+  /** Resolves when every partition was read up to its `endOffsets` entry (never without them). */
+  readonly caughtUp: Promise<void>
+}
+
+/**
+ * The at-least-once core: reads OTLP records through a consumer port, assembles traces, scores
+ * each released trace once and delivers the result until every target acknowledged it, and
+ * commits an offset only when every trace fed by the records below it is done. Undecodable
+ * records go to the dead letters; reading pauses while the buffer or the delivery queue is full.
+ */
+export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
+  const { consumer, topic, logger } = options
+  const now = options.now ?? Date.now
+  const assembler = new TraceAssembler<RecordRef>({ ...options, now })
+  const tracker = new OffsetTracker()
+  const reader = createRecordReader({ ...options, assembler, tracker })
+  const failure = settleOnce<unknown>()
+  const caughtUp = settleOnce<void>()
+  const handoff = createTraceHandoff({
+    ...options,
+    assembler,
+    tracker,
+    maxInFlight: options.maxInFlightTraces ?? 256,
+    policy: options.deliveryPolicy,
+    onUndeliverable: failure.settle,
+  })
+  const committer = createOffsetCommitter({
+    tracker,
+    commit: (offsets) => consumer.commit(offsets),
+    intervalMs: options.commitIntervalMs === false ? Infinity : (options.commitIntervalMs ?? 1_000),
+    timeoutMs: options.commitTimeoutMs,
+    logger,
+    now,
+  })
+  const backpressure = backpressureOf(options, consumer, logger)
+  const load = () => ({
+    bufferedSpans: assembler.stats().bufferedSpans,
+    queuedTraces: handoff.queue.waiting() + handoff.queue.inFlight(),
+  })
+  const ends = options.endOffsets && new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
+  const startOffsets = new Map(options.startOffsets ?? [])
+  const state: SourceState = { joined: false, started: false, stopping: false, rebalances: 0, crashes: 0 }
+  let timer: NodeJS.Timeout | undefined
+  const assignment = { ...options, tracker, assembler, queue: handoff.queue, startOffsets }
+  const handlers = consumerHandlers({
+    ...options,
+    state,
+    reader,
+    handoff,
+    ends,
+    assignment,
+    committer,
+    failure,
+  })
+
+  const tick = () => {
+    if (state.stopping) return
+    // Judged before this tick's releases: a queue that downstream did not drain in a whole tick.
+    backpressure.apply(load())
+    handoff.collectReady()
+    committer.tick()
+    if (ends !== undefined && reachedEnds(tracker, topic, ends, startOffsets)) caughtUp.settle()
+  }
+
+  return {
+    failed: failure.promise,
+    caughtUp: caughtUp.promise,
+    async start() {
+      state.stopping = false
+      state.started = true
+      await consumer.start(topic, handlers)
+      timer = setInterval(tick, options.tickMs ?? 100)
+      timer.unref()
+    },
+    async stop({ commit = true } = {}) {
+      if (!state.started) return
+      state.started = false
+      state.stopping = true
+      // Stop reading but stay in the group (a consumer that left can no longer commit).
+      consumer.pause()
+      handoff.collectReady()
+      await waitAtMost(handoff.queue.drained(), options.drainTimeoutMs ?? 30_000)
+      handoff.queue.stop()
+      options.deadLetters.stop()
+      clearInterval(timer)
+      if (commit) await committer.commitNow()
+      await consumer.stop()
+    },
+    commit: () => committer.commitNow(),
+    flush: handoff.flush,
+    drained: () => handoff.queue.drained(),
+    ready: () => state.started && state.joined && !state.stopping,
+    stats: () => ({
+      ...reader.counters(),
+      ...handoff.counters(),
+      ...assemblerStats(assembler),
+      deadLetters: options.deadLetters.count(),
+      rebalances: state.rebalances,
+      crashes: state.crashes,
+      queuedTraces: handoff.queue.waiting(),
+      inFlightTraces: handoff.queue.inFlight(),
+      pendingRecords: tracker.pendingRecords(),
+      commits: committer.commits(),
+      paused: backpressure.paused(),
+    }),
+  }
+}
+
+/** The consumer's pause state, driven by the load. */
+interface Backpressure {
+  paused(): boolean
+  apply(load: IngestLoad): void
+}
+
+/** Lifecycle and event counts of a source. */
+interface SourceState {
+  joined: boolean
+  started: boolean
+  stopping: boolean
+  rebalances: number
+  crashes: number
+}
+
+/** What the consumer's events act on. */
+interface HandlerContext {
+  topic: string
+  logger: IngestLogger
+  state: SourceState
+  reader: RecordReader
+  handoff: TraceHandoff
+  ends: ReadonlyMap<number, number> | undefined
+  assignment: AssignmentContext
+  committer: OffsetCommitter
+  failure: { settle: (error: unknown) => void }
+}
+
+/** The source's answers to its consumer: read batches, apply (re)assignments, note crashes. */
+function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
+  const { state, logger, topic } = ctx
+  /** Partitions this member owns now; batches of others are ignored. */
+  let assigned = new Set<number>()
+  return {
+    onBatch(batch: RecordBatch) {
+      if (state.stopping || !assigned.has(batch.partition)) return undefined
+      const last = ctx.reader.read(batch, ctx.ends?.get(batch.partition))
+      ctx.handoff.collectReady()
+      return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
+    },
+    onAssigned(partitions) {
+      state.rebalances++
+      state.joined = true
+      assigned = new Set(partitions)
+      applyAssignment(partitions, ctx.assignment)
+      ctx.committer.forgetInProgress() // a commit sent before the join may never be answered
+      logger.info({ topic, partitions }, 'joined the consumer group')
+    },
+    onCrash(error, recovering) {
+      state.crashes++
+      state.joined = false
+      if (recovering) logger.warn({ err: error }, 'kafka consumer crashed; it is being restarted')
+      else {
+        logger.error({ err: error }, 'kafka consumer crashed and could not be recovered')
+        ctx.failure.settle(error)
+      }
+    },
+  }
+}
+
+/** The assembler's part of the source's stats. */
+function assemblerStats(assembler: TraceAssembler<RecordRef>) {
+  const { lateSpans, bufferedSpans, bufferedBytes, openTraces } = assembler.stats()
+  return { lateSpans, bufferedSpans, bufferedBytes, openTraces }
+}
+
+/** Pauses and resumes the consumer as `shouldPause` decides, logging each change. */
+function backpressureOf(
+  options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
+  consumer: ConsumerPort,
+  logger: IngestLogger,
+): Backpressure {
+  const limits = {
+    pauseAtBufferedSpans:
+      options.pauseAtBufferedSpans ?? Math.floor((options.maxBufferedSpans ?? 200_000) * 0.8),
+    maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
+  }
+  let paused = false
+  return {
+    paused: () => paused,
+    apply(load: IngestLoad) {
+      const next = shouldPause(paused, load, limits)
+      if (next === paused) return
+      paused = next
+      if (paused) consumer.pause()
+      else consumer.resume()
+      logger.info(load, paused ? 'ingest paused: buffer or downstream full' : 'ingest resumed')
+    },
+  }
+}
+
+/** True when every partition was read up to its end offset (partitions not read yet: from their start). */
+function reachedEnds(
+  tracker: OffsetTracker,
+  topic: string,
+  ends: ReadonlyMap<number, number>,
+  starts: ReadonlyMap<number, string>,
+): boolean {
+  for (const [partition, end] of ends) {
+    const position = Number(tracker.readPosition(topic, partition) ?? starts.get(partition) ?? 0)
+    if (position < end) return false
+  }
+  return true
+}
+
+/** A batch wholly at or past its partition's end offset is consumed without reading (a replay's tail). */
+function lastOffsetIfPastEnd(batch: RecordBatch, ends: ReadonlyMap<number, number> | undefined) {
+  const end = ends?.get(batch.partition)
+  const first = batch.records[0]
+  if (end === undefined || first === undefined || Number(first.offset) < end) return undefined
+  return batch.records[batch.records.length - 1]!.offset
+}
+
+/** A promise and the function that settles it (later calls are ignored). */
+function settleOnce<T>(): { promise: Promise<T>; settle: (value: T) => void } {
+  let settle: (value: T) => void = () => {}
+  const promise = new Promise<T>((resolve) => {
+    settle = resolve
+  })
+  return { promise, settle }
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
+}

@@ -1,0 +1,26 @@
+import type { SpanSourceStats } from '../ingest/span-source.ts'
+import type { Metrics } from './metrics.ts'
+
+type CountedKey = 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased'
+
+/**
+ * Turns the source's running totals into Prometheus counters and gauges: returns a function to
+ * call before each scrape, which adds what the totals grew by since the last call.
+ */
+export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceStats): () => void {
+  let last = stats()
+  return () => {
+    const now = stats()
+    const delta = (key: CountedKey) => {
+      const d = now[key] - last[key]
+      return Number.isFinite(d) && d > 0 ? d : 0
+    }
+    metrics.records.inc(delta('records'))
+    metrics.spans.inc(delta('spans'))
+    metrics.deadLetters.inc(delta('deadLetters'))
+    metrics.lateSpans.inc(delta('lateSpans'))
+    metrics.traces.inc({ complete: 'true' }, delta('tracesReleased'))
+    metrics.bufferedSpans.set(now.bufferedSpans)
+    last = now
+  }
+}
