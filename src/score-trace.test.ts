@@ -17,12 +17,13 @@ describe('scoreTrace', () => {
     expect(records.map((r) => r.spanId).sort()).toEqual(runs.map((r) => r.spanId).sort())
   })
 
-  it('scores only the released agent spans, and flags runs of an incomplete trace', async () => {
+  it('skips the runs an earlier release scored, and flags runs of an incomplete trace', async () => {
     const all = (await scoreTrace(spans, { scorers })).runs
     const inner = all.find((r) => r.parentRunSpanId)!
+    const outer = all.find((r) => r !== inner)!
     const { runs, records } = await scoreTrace(spans, {
       scorers,
-      agentSpanIds: [inner.spanId],
+      scoredRunSpanIds: [outer.spanId],
       incomplete: true,
     })
     expect(runs.map((r) => r.spanId)).toEqual([inner.spanId])

@@ -20,8 +20,11 @@ export interface ScoreTraceOptions {
   budget?: TokenBudget
   metrics?: Metrics
   now?: () => number
-  /** Score only the runs of these agent spans (the ones the assembler released this time). */
-  agentSpanIds?: readonly string[]
+  /**
+   * Runs already scored by an earlier release of the trace (their head span ids): not scored
+   * again. Every other run the transform finds is scored, whatever span heads it.
+   */
+  scoredRunSpanIds?: readonly string[]
   /** The trace was finalized by age or by the buffer cap: its runs are flagged incomplete. */
   incomplete?: boolean
 }
@@ -32,10 +35,11 @@ export interface ScoreTraceOptions {
  * (see `scoreRun`), and a trace whose runs cannot be rebuilt comes back with no runs and `error`.
  */
 export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
-  const wanted = options.agentSpanIds ? new Set(options.agentSpanIds) : undefined
+  const scored = options.scoredRunSpanIds
   let runs: AgentRun[]
   try {
-    runs = extractAgentRuns(spans).filter((run) => !wanted || wanted.has(run.spanId))
+    runs = extractAgentRuns(spans)
+    if (scored !== undefined && scored.length > 0) runs = runs.filter((run) => !scored.includes(run.spanId))
   } catch (error) {
     return {
       runs: [],

@@ -27,8 +27,8 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   encoding: OtlpEncodingOption
   deadLetters: DeadLetterProducer
   /**
-   * Scores a trace that holds agent runs (`trace.agentSpanIds`); called once per released trace and
-   * never retried. Traces without agent runs are finished without a call.
+   * Scores a trace that shows GenAI activity (`trace.hasGenAi`); called once per released trace
+   * and never retried. Traces without it are finished without a call.
    */
   process(trace: IngestedTrace): Promise<R>
   /** Where results go; a trace's records are committable once every target acknowledged its result. */

@@ -86,7 +86,37 @@ describe('TraceAssembler', () => {
     assembler.add([span(T1, '01'), span(T1, '02', { parentSpanId: undefined })], 'r1')
     clock.t += 1_000
     expect(assembler.takeReady()).toMatchObject([
-      { traceId: T1, agentSpanIds: [], incomplete: false, reason: 'settled' },
+      { traceId: T1, agentSpanIds: [], hasGenAi: false, incomplete: false, reason: 'settled' },
+    ])
+  })
+
+  it('hands over for scoring a trace whose GenAI spans are all model or tool spans', () => {
+    // A CrewAI delegation is headed by its tool span; smolagents steps may have lost their agent span.
+    const { clock, assembler } = setup({
+      isGenAiSpan: (s) => s.name === 'invoke_agent' || s.name === 'execute_tool',
+    })
+    assembler.add(
+      [span(T1, '01', { parentSpanId: undefined }), span(T1, '02', { name: 'execute_tool' })],
+      'r1',
+    )
+    assembler.add([span(T2, '03', { parentSpanId: undefined }), span(T2, '04', { name: 'GET /' })], 'r2')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([
+      { traceId: T1, agentSpanIds: [], hasGenAi: true },
+      { traceId: T2, agentSpanIds: [], hasGenAi: false },
+    ])
+  })
+
+  it('tells a re-release which agent spans an earlier release scored', () => {
+    const { clock, assembler } = setup()
+    assembler.add([agent(T1, '01', { parentSpanId: undefined })], 'r1')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([{ agentSpanIds: ['01'], hasGenAi: true }])
+    expect(assembler.takeReady()[0]?.scoredAgentSpanIds).toBeUndefined()
+    assembler.add([agent(T1, '02')], 'r2')
+    clock.t += 1_000
+    expect(assembler.takeReady()).toMatchObject([
+      { agentSpanIds: ['02'], scoredAgentSpanIds: ['01'], hasGenAi: true },
     ])
   })
 

@@ -5,6 +5,14 @@ import { estimateSpanBytes } from './estimate-span-bytes.ts'
 export interface TraceAssemblerOptions {
   /** Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). */
   isAgentRunSpan: (span: Span) => boolean
+  /**
+   * Decides which spans show GenAI activity (an agent, model or tool span: the transform's
+   * `spanRole` other than `other`). A trace with such a span is handed to scoring even without an
+   * agent span, since the transform also rebuilds runs headed by other spans (a CrewAI delegation
+   * headed by its tool span, smolagents steps whose agent span is missing). Default:
+   * `isAgentRunSpan`.
+   */
+  isGenAiSpan?: (span: Span) => boolean
   /** The clock, epoch milliseconds. Defaults to `Date.now`. */
   now?: () => number
   /** Quiet period: a trace is ready when no span of it arrived for this long. Default 5,000. */
@@ -30,8 +38,15 @@ export type ReleaseReason = 'settled' | 'age' | 'cap' | 'flush'
 export interface ReadyTrace<R> {
   traceId: string
   spans: Span[]
-  /** Agent-run spans to score in this release (ids); empty when the trace holds no new agent run. */
+  /** Agent-run spans new in this release (ids); empty when the trace holds no new agent span. */
   agentSpanIds: string[]
+  /**
+   * True when the release has something to score: a first release with a GenAI span, or a
+   * re-release (late agent spans, or `rescoreLateSpans`). False: finish it without scoring.
+   */
+  hasGenAi: boolean
+  /** Agent-run spans an earlier release of this trace scored: their runs are not scored again. */
+  scoredAgentSpanIds?: readonly string[]
   /** True when finalized by age, the buffer cap or a flush before the trace looked complete. */
   incomplete: boolean
   reason: ReleaseReason
@@ -74,6 +89,7 @@ interface OpenTrace<R> {
   agentSpanIds: string[]
   unendedAgents: number
   hasRoot: boolean
+  hasGenAi: boolean
   refs: R[]
   supersedes: boolean
   /** Agent spans already scored by an earlier release (not scored again unless superseding). */
@@ -104,6 +120,7 @@ const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.en
  */
 export class TraceAssembler<R> {
   private readonly isAgentRunSpan: (span: Span) => boolean
+  private readonly isGenAiSpan: (span: Span) => boolean
   private readonly now: () => number
   private readonly settleMs: number
   private readonly maxTraceAgeMs: number
@@ -145,6 +162,7 @@ export class TraceAssembler<R> {
 
   constructor(options: TraceAssemblerOptions) {
     this.isAgentRunSpan = options.isAgentRunSpan
+    this.isGenAiSpan = options.isGenAiSpan ?? options.isAgentRunSpan
     this.now = options.now ?? Date.now
     this.settleMs = options.settleMs ?? 5_000
     this.maxTraceAgeMs = options.maxTraceAgeMs ?? 300_000
@@ -306,6 +324,7 @@ export class TraceAssembler<R> {
       agentSpanIds: [],
       unendedAgents: 0,
       hasRoot: false,
+      hasGenAi: false,
       refs: [],
       supersedes: false,
       partial: false,
@@ -341,7 +360,8 @@ export class TraceAssembler<R> {
       if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [span.spanId]
       else trace.agentSpanIds.push(span.spanId)
       if (!isEnded(span)) trace.unendedAgents++
-    }
+      trace.hasGenAi = true
+    } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
     // Queue the trace again at its new last arrival (its earlier entry turns stale); traces touched
     // at the same instant keep their entry.
     if (!trace.inUnsettled || trace.lastSpanMs !== now) {
@@ -397,6 +417,8 @@ export class TraceAssembler<R> {
       traceId: trace.traceId,
       spans: trace.spans,
       agentSpanIds,
+      hasGenAi: trace.hasGenAi,
+      ...(scored === undefined ? {} : { scoredAgentSpanIds: scored }),
       incomplete: trace.partial || (reason !== 'settled' && !this.looksComplete(trace)),
       reason,
       supersedes: trace.supersedes,

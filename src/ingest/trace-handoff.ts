@@ -99,7 +99,7 @@ export function createTraceHandoff<R>(options: TraceHandoffOptions<R>): TraceHan
     counters.tracesReleased += traces.length
     const withRuns: IngestedTrace[] = []
     for (const trace of traces) {
-      if (trace.agentSpanIds.length > 0) withRuns.push(trace)
+      if (trace.hasGenAi) withRuns.push(trace)
       else {
         counters.tracesWithoutRuns++
         finish(trace)
