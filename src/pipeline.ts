@@ -17,7 +17,7 @@ import { TokenBudget } from './scoring/token-budget.ts'
 import { decisionsTarget, sinkTarget } from './sink/delivery-targets.ts'
 import { coalesceDeliveries, createSink, type Sink, type SinkConfig } from './sink/index.ts'
 import { retryPolicies } from './sink/retry-policy.ts'
-import { isAgentRunSpan, spanRole } from './transform/index.ts'
+import { isAgentRunSpan, isGenAiSpan } from './transform/index.ts'
 
 /** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
 export interface Pipeline {
@@ -88,7 +88,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     deadLetterTopic: config.kafka.deadLetterTopic,
     ...config.assembly,
     isAgentRunSpan,
-    isGenAiSpan: (span) => spanRole(span) !== 'other',
+    isGenAiSpan,
     logger,
     now: deps.now,
     process: scorerOf(config, metrics, logger, deps.now),

@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { listFixtures } from '../test/fixtures/index.ts'
 import { resolveConfig } from './config/define-config.ts'
+import { loadTrafficSamples } from './demo/traffic.ts'
 import { decodeOtlpTraces } from './ingest/decode/index.ts'
+import { TraceAssembler } from './ingest/trace-assembler.ts'
 import { scoreTrace } from './score-trace.ts'
+import { extractAgentRuns, isAgentRunSpan, isGenAiSpan } from './transform/index.ts'
 
 const scorer = { id: 'count', run: async ({ output }: { output: unknown[] }) => ({ score: output.length }) }
 const { scorers } = resolveConfig({ scorers: { count: { scorer } } }, {})
@@ -30,5 +33,29 @@ describe('scoreTrace', () => {
     expect(runs[0]!.incomplete).toBe(true)
     expect(records).toHaveLength(1)
     expect(records[0]!.incomplete).toBe(true)
+  })
+
+  it('scores every run of the recorded traffic once it went through the assembler, whatever span heads it', async () => {
+    const traffic = loadTrafficSamples(new URL('../test/fixtures/data', import.meta.url).pathname)
+    const clock = { t: 0 }
+    const assembler = new TraceAssembler<number>({ isAgentRunSpan, isGenAiSpan, now: () => clock.t })
+    const expected: string[] = []
+    traffic.forEach((sample, i) => {
+      const spans = decodeOtlpTraces(sample.payload, 'otlp_proto')
+      expected.push(...extractAgentRuns(spans).map((r) => `${r.traceId}/${r.spanId}`))
+      assembler.add(spans, i)
+    })
+    clock.t += 10 * 60_000 // past settling and the maximum age: every trace is released
+    const scored: string[] = []
+    for (const trace of assembler.takeReady()) {
+      if (!trace.hasGenAi) continue
+      const { records } = await scoreTrace(trace.spans, {
+        scorers,
+        scoredRunSpanIds: trace.scoredAgentSpanIds,
+      })
+      scored.push(...records.map((r) => `${r.traceId}/${r.spanId}`))
+    }
+    expect(expected.length).toBeGreaterThan(150)
+    expect(scored.sort()).toEqual(expected.sort())
   })
 })

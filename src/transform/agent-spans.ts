@@ -12,6 +12,16 @@ export function isAgentRunSpan(span: Span): boolean {
   return spanRole(span) === 'agent'
 }
 
+/**
+ * True for a span that shows GenAI activity (an agent, model, tool or step span of a known
+ * convention). Runs are also headed by such spans when no agent span heads them (a CrewAI
+ * delegation under its tool span, smolagents steps whose agent span is missing), so a trace with
+ * one is worth transforming.
+ */
+export function isGenAiSpan(span: Span): boolean {
+  return spanRole(span) !== 'other'
+}
+
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
   const byTrace = new Map<string, Span[]>()

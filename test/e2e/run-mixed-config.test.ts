@@ -93,7 +93,9 @@ const sampled = createScorer({ id: 'sampled-length', description: 'output messag
 
 export default defineConfig({
   kafka: { topic: '${topic}', groupId: '${groupId}', fromBeginning: true, decisionsTopic: '${topic}_decisions' },
-  assembly: { settleMs: 300 },
+  // A trace whose root span never arrives (smolagents' model-error run lost its agent span) is
+  // released by age, its runs flagged incomplete: 20 s instead of the default two minutes.
+  assembly: { settleMs: 300, maxTraceAgeMs: 20_000 },
   scorers: {
     answered: { scorer: answeredScorer },
     sampled: { scorer: sampled, sampling: { type: 'ratio', rate: 0.5 } },
