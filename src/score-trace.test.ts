@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { listFixtures } from '../test/fixtures/index.ts'
 import { resolveConfig } from './config/define-config.ts'
 import { decodeOtlpTraces } from './ingest/decode/index.ts'
+import { createMetrics } from './ops/metrics.ts'
 import { scoreTrace } from './score-trace.ts'
 
 const scorer = { id: 'count', run: async ({ output }: { output: unknown[] }) => ({ score: output.length }) }
@@ -29,5 +30,54 @@ describe('scoreTrace', () => {
     expect(runs[0]!.incomplete).toBe(true)
     expect(records).toHaveLength(1)
     expect(records[0]!.incomplete).toBe(true)
+  })
+})
+
+describe('scoreTrace metrics', () => {
+  it('times each scorer on its own, not all scorers of a run together', async () => {
+    const clock = { ms: 0 }
+    const gate = () => {
+      let resolve: () => void = () => {}
+      const promise = new Promise<void>((r) => {
+        resolve = r
+      })
+      return { promise, resolve }
+    }
+    const fastDone = gate()
+    const slowDone = gate()
+    const waiting = (id: string, done: Promise<void>) => ({
+      id,
+      run: async () => {
+        await done
+        return { score: 1 }
+      },
+    })
+    const config = resolveConfig(
+      {
+        scorers: {
+          fast: { scorer: waiting('fast', fastDone.promise) },
+          slow: { scorer: waiting('slow', slowDone.promise) },
+        },
+      },
+      {},
+    )
+    const metrics = createMetrics()
+    const inner = (await scoreTrace(spans, { scorers })).runs.find((r) => r.parentRunSpanId)!
+    const scoring = scoreTrace(spans, {
+      scorers: config.scorers,
+      metrics,
+      clock: () => clock.ms,
+      agentSpanIds: [inner.spanId],
+    })
+    clock.ms = 500
+    fastDone.resolve()
+    await new Promise((resolve) => setImmediate(resolve))
+    clock.ms = 2_000
+    slowDone.resolve()
+    await scoring
+    const sums = (await metrics.scoringSeconds.get()).values
+      .filter((v) => v.metricName === 'tracescore_scoring_duration_seconds_sum')
+      .map((v) => [v.labels.scorer, v.value])
+    expect(Object.fromEntries(sums)).toEqual({ fast: 0.5, slow: 2 })
   })
 })

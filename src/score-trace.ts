@@ -20,6 +20,8 @@ export interface ScoreTraceOptions {
   budget?: TokenBudget
   metrics?: Metrics
   now?: () => number
+  /** Monotonic milliseconds for the scoring durations; default `performance.now`. */
+  clock?: () => number
   /** Score only the runs of these agent spans (the ones the assembler released this time). */
   agentSpanIds?: readonly string[]
   /** The trace was finalized by age or by the buffer cap: its runs are flagged incomplete. */
@@ -49,13 +51,13 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   const perRun = await Promise.all(
     runs.map(async (run) => {
       metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
-      const started = performance.now()
-      const decisions = await scoreRun(run, options.scorers, { budget: options.budget, now: options.now })
-      const seconds = (performance.now() - started) / 1000
+      const { budget, now, clock } = options
+      const decisions = await scoreRun(run, options.scorers, { budget, now, clock })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
-        if (d.outcome === 'scored' || d.outcome === 'failed')
-          metrics?.scoringSeconds.observe({ scorer: d.scorer }, seconds)
+        // Each scorer's own time: scorers of a run go in parallel, the slowest must not time the rest.
+        if ((d.outcome === 'scored' || d.outcome === 'failed') && d.durationMs !== undefined)
+          metrics?.scoringSeconds.observe({ scorer: d.scorer }, d.durationMs / 1000)
         const r = d.record
         if (r?.score !== undefined)
           metrics?.scoreValues.observe({ scorer: d.scorer, agent: r.agentName ?? 'unknown' }, r.score)

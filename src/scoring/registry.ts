@@ -23,12 +23,17 @@ export interface Decision {
   record?: ScoreRecord
   /** For not-scorable runs: the reason the scorer gave. */
   detail?: string
+  /** How long this scorer took on this run, in milliseconds, when it ran (judge calls included). */
+  durationMs?: number
 }
 
 /** What the registry needs from around it. */
 export interface RegistryDeps {
   budget?: TokenBudget
+  /** Wall clock of the score records (epoch milliseconds); default `Date.now`. */
   now?: () => number
+  /** Monotonic milliseconds for `durationMs`; default `performance.now`. */
+  clock?: () => number
 }
 
 /** True when the run matches every criterion of the filter (a throwing predicate never matches). */
@@ -113,9 +118,12 @@ async function decide(
   deps: RegistryDeps,
 ): Promise<Decision> {
   const now = deps.now ?? Date.now
+  const clock = deps.clock ?? (() => performance.now())
   const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
   let reservation: BudgetReservation | null | undefined = null
   let record: ScoreRecord | undefined
+  let started: number | undefined
+  const timed = () => (started === undefined ? {} : { durationMs: Math.max(0, clock() - started) })
   try {
     if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
     if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
@@ -125,6 +133,7 @@ async function decide(
 
     const scorer = entry.scorer as AnyScorer
     record = newRecord(run, name, entry)
+    started = clock()
     const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
     const result = await withTraceContentFencing(entry.fenceTraceContent !== false, () =>
       scorer.run({
@@ -134,6 +143,7 @@ async function decide(
         requestContext: visible.requestContext,
       }),
     )
+    const duration = timed()
     record.timestampMs = now()
     const judge = judgeUsageOf(result)
     if (judge) {
@@ -142,7 +152,7 @@ async function decide(
     }
     if (result?.notScorable !== undefined) {
       const reason = result.notScorable?.reason
-      return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}) }
+      return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}), ...duration }
     }
     if (typeof result?.score !== 'number' || !Number.isFinite(result.score)) {
       throw new TypeError(
@@ -152,8 +162,9 @@ async function decide(
     record.score = result.score
     if (typeof result.reason === 'string') record.reason = result.reason
     if (typeof result.label === 'string') record.label = result.label
-    return { ...base, outcome: 'scored', record }
+    return { ...base, outcome: 'scored', record, ...duration }
   } catch (error) {
+    const duration = timed()
     record ??= newRecord(run, name, entry)
     record.timestampMs = now()
     const partialJudge = judgeUsageOf(readSafely(() => (error as { result?: unknown }).result))
@@ -162,7 +173,7 @@ async function decide(
       record.scorerKind = 'llm'
     }
     record.error = describeError(error)
-    return { ...base, outcome: 'failed', record }
+    return { ...base, outcome: 'failed', record, ...duration }
   } finally {
     deps.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
   }
