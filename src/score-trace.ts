@@ -1,8 +1,8 @@
 import type { ScorerEntry } from './config/schema.ts'
 import type { AgentRun, ScoreRecord, Span } from './model/index.ts'
 import type { Metrics } from './ops/metrics.ts'
+import type { Judge } from './scoring/judge.ts'
 import { type Decision, scoreRun } from './scoring/registry.ts'
-import type { TokenBudget } from './scoring/token-budget.ts'
 import { extractAgentRuns } from './transform/index.ts'
 
 /** What scoring one trace produced: its agent runs, every decision, and the records for the sinks. */
@@ -17,7 +17,8 @@ export interface TraceScores {
 /** Everything `scoreTrace` needs besides the spans. */
 export interface ScoreTraceOptions {
   scorers: Record<string, ScorerEntry>
-  budget?: TokenBudget
+  /** The judge to score with, daily token budgets included (`judgeFromConfig`). */
+  judge?: Judge
   metrics?: Metrics
   now?: () => number
   /** Monotonic milliseconds for the scoring durations; default `performance.now`. */
@@ -51,8 +52,8 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   const perRun = await Promise.all(
     runs.map(async (run) => {
       metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
-      const { budget, now, clock } = options
-      const decisions = await scoreRun(run, options.scorers, { budget, now, clock })
+      const { judge, now, clock } = options
+      const decisions = await scoreRun(run, options.scorers, { judge, now, clock })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
         // Each scorer's own time: scorers of a run go in parallel, the slowest must not time the rest.

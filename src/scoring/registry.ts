@@ -1,9 +1,10 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
 import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
 import { withTraceContentFencing } from './fence-untrusted.ts'
+import { currentJudge, type Judge, withJudge } from './judge.ts'
 import { createRedactor, redactDeep } from './redact.ts'
 import { isSampled } from './sampling.ts'
-import type { BudgetReservation, TokenBudget } from './token-budget.ts'
+import type { BudgetReservation } from './token-budget.ts'
 
 /** What happened to one (agent run, scorer) pair. */
 export type DecisionOutcome =
@@ -29,7 +30,8 @@ export interface Decision {
 
 /** What the registry needs from around it. */
 export interface RegistryDeps {
-  budget?: TokenBudget
+  /** The judge to score with (its daily token budgets included); default: the one in scope, else the default. */
+  judge?: Judge
   /** Wall clock of the score records (epoch milliseconds); default `Date.now`. */
   now?: () => number
   /** Monotonic milliseconds for `durationMs`; default `performance.now`. */
@@ -108,7 +110,7 @@ export async function scoreRun(
   return Promise.all(Object.entries(entries).map(([name, entry]) => decide(run, name, entry, deps)))
 }
 
-type AnyScorer = { id: string; name?: string; run: (input: any) => Promise<any> }
+type AnyScorer = { id: string; name?: string; run: (input: any, options?: { judge: Judge }) => Promise<any> }
 
 /** The decision for one (run, scorer) pair. */
 async function decide(
@@ -118,6 +120,7 @@ async function decide(
   deps: RegistryDeps,
 ): Promise<Decision> {
   const now = deps.now ?? Date.now
+  const judge = deps.judge ?? currentJudge()
   const clock = deps.clock ?? (() => performance.now())
   const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
   let reservation: BudgetReservation | null | undefined = null
@@ -128,26 +131,29 @@ async function decide(
     if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
     if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
       return { ...base, outcome: 'sampled-out' }
-    reservation = deps.budget ? await deps.budget.reserve(name) : null
+    reservation = judge.budget ? await judge.budget.reserve(name) : null
     if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
 
     const scorer = entry.scorer as AnyScorer
     record = newRecord(run, name, entry)
     started = clock()
     const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
-    const result = await withTraceContentFencing(entry.fenceTraceContent !== false, () =>
-      scorer.run({
-        runId: record!.runId,
-        input: visible.input,
-        output: visible.output,
-        requestContext: visible.requestContext,
-      }),
+    const input = {
+      runId: record.runId,
+      input: visible.input,
+      output: visible.output,
+      requestContext: visible.requestContext,
+    }
+    // The judge goes to tracescore's scorers as an option and, for scorers that call their models
+    // themselves (`judgeModel()`), into the async context; a scorer that takes no options ignores it.
+    const result = await withJudge(judge, () =>
+      withTraceContentFencing(entry.fenceTraceContent !== false, () => scorer.run(input, { judge })),
     )
     const duration = timed()
     record.timestampMs = now()
-    const judge = judgeUsageOf(result)
-    if (judge) {
-      record.judge = judge
+    const usage = judgeUsageOf(result)
+    if (usage) {
+      record.judge = usage
       record.scorerKind = 'llm'
     }
     if (result?.notScorable !== undefined) {
@@ -175,7 +181,7 @@ async function decide(
     record.error = describeError(error)
     return { ...base, outcome: 'failed', record, ...duration }
   } finally {
-    deps.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
+    judge.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
   }
 }
 

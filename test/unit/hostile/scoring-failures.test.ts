@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../../src/config/define-config.ts'
 import { scoreTrace } from '../../../src/score-trace.ts'
+import { createJudge } from '../../../src/scoring/judge.ts'
 import { scoreRun } from '../../../src/scoring/registry.ts'
 import { TokenBudget } from '../../../src/scoring/token-budget.ts'
 import { extractAgentRuns } from '../../../src/transform/index.ts'
@@ -126,7 +127,7 @@ describe('scoring failures become failed decisions', () => {
     const settled: unknown[] = []
     budget.settle = (reservation) => settled.push(reservation)
     const [decision] = await scoreRun(run!, scorers({ bad: { scorer: ok, dailyTokenBudget: 100 } }), {
-      budget,
+      judge: createJudge({ budget }),
     })
     expect(decision!.outcome).toBe('failed')
     expect(decision!.record!.error!.message).toBe('budget store down')
