@@ -2,7 +2,7 @@ import type { ScorerEntry } from './config/schema.ts'
 import type { AgentRun, ScoreRecord, Span } from './model/index.ts'
 import type { Metrics } from './ops/metrics.ts'
 import type { Judge } from './scoring/judge.ts'
-import { type Decision, scoreRun } from './scoring/registry.ts'
+import { type Decision, scoreRun } from './scoring/score-run.ts'
 import { extractAgentRuns } from './transform/index.ts'
 
 /** What scoring one trace produced: its agent runs, every decision, and the records for the sinks. */

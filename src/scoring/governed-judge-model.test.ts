@@ -14,7 +14,7 @@ import { type Judge, withJudge } from './judge.ts'
 import { type JudgeFromConfigOptions, judgeFromConfig } from './judge-from-config.ts'
 import { isGovernedJudgeModel } from './judge-limiter.ts'
 import { JudgeTimeoutError } from './judge-request.ts'
-import { scoreRun } from './registry.ts'
+import { scoreRun } from './score-run.ts'
 import { fakeTime } from './testing/fake-time.ts'
 
 // `@mastra/evals`' answer-relevancy scorer (Mastra's own createScorer and agent, streaming its

@@ -5,7 +5,7 @@ import { createScorer } from './create-scorer.ts'
 import { judgeModel } from './governed-judge-model.ts'
 import { createJudge, currentJudge, withJudge } from './judge.ts'
 import type { JudgeLimiter } from './judge-limiter.ts'
-import { scoreRun } from './registry.ts'
+import { scoreRun } from './score-run.ts'
 import { agentRunFixture } from './testing/agent-run-fixture.ts'
 import { TokenBudget } from './token-budget.ts'
 

@@ -28,8 +28,8 @@ export interface Decision {
   durationMs?: number
 }
 
-/** What the registry needs from around it. */
-export interface RegistryDeps {
+/** What `scoreRun` needs from around it. */
+export interface ScoreRunDeps {
   /** The judge to score with (its daily token budgets included); default: the one in scope, else the default. */
   judge?: Judge
   /** Wall clock of the score records (epoch milliseconds); default `Date.now`. */
@@ -105,7 +105,7 @@ export function runIdOf(run: AgentRun): string {
 export async function scoreRun(
   run: AgentRun,
   entries: Record<string, ScorerEntry>,
-  deps: RegistryDeps = {},
+  deps: ScoreRunDeps = {},
 ): Promise<Decision[]> {
   return Promise.all(Object.entries(entries).map(([name, entry]) => decide(run, name, entry, deps)))
 }
@@ -117,13 +117,13 @@ async function decide(
   run: AgentRun,
   name: string,
   entry: ScorerEntry,
-  deps: RegistryDeps,
+  deps: ScoreRunDeps,
 ): Promise<Decision> {
   const now = deps.now ?? Date.now
   const judge = deps.judge ?? currentJudge()
   const clock = deps.clock ?? (() => performance.now())
   const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
-  let reservation: BudgetReservation | null | undefined = null
+  let reservation: BudgetReservation | undefined
   let record: ScoreRecord | undefined
   let started: number | undefined
   const timed = () => (started === undefined ? {} : { durationMs: Math.max(0, clock() - started) })
@@ -131,8 +131,9 @@ async function decide(
     if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
     if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
       return { ...base, outcome: 'sampled-out' }
-    reservation = judge.budget ? await judge.budget.reserve(name) : null
-    if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
+    const claim = judge.budget ? await judge.budget.reserve(name) : undefined
+    if (claim?.outcome === 'exhausted') return { ...base, outcome: 'skipped-budget' }
+    if (claim?.outcome === 'reserved') reservation = claim.reservation
 
     const scorer = entry.scorer as AnyScorer
     record = newRecord(run, name, entry)
@@ -181,7 +182,7 @@ async function decide(
     record.error = describeError(error)
     return { ...base, outcome: 'failed', record, ...duration }
   } finally {
-    judge.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
+    if (reservation) judge.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
   }
 }
 
