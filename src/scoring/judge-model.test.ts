@@ -2,7 +2,6 @@ import { createProviderRegistry } from 'ai'
 import { MockProviderV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { createScorer } from './create-scorer.ts'
 import { createJudge } from './judge.ts'
@@ -10,6 +9,7 @@ import type { JudgeConfig } from './judge-config.ts'
 import { createEnvJudgeModelResolver, JudgeModelResolutionError } from './judge-model.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
 import { StreamErrorRetryProcessor } from './stream-error-retry-processor.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 describe('createEnvJudgeModelResolver', () => {
   it('resolves openai and anthropic models when their keys are set', async () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { resolveConfig } from '../config/define-config.ts'
 import { createScorer } from './create-scorer.ts'
 import { judgeModel } from './governed-judge-model.ts'
@@ -7,6 +6,7 @@ import { createJudge, currentJudge, withJudge } from './judge.ts'
 import type { JudgeLimiter } from './judge-limiter.ts'
 import { scoreRun } from './score-run.ts'
 import { agentRunFixture } from './testing/agent-run-fixture.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 import { TokenBudget } from './token-budget.ts'
 
 const run = agentRunFixture()

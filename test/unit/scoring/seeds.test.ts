@@ -11,7 +11,7 @@ import { filterRun } from '../../../src/scoring/filter-run.ts'
 import { createJudge } from '../../../src/scoring/judge.ts'
 import { ScorerRunError } from '../../../src/scoring/scorer-run-error.ts'
 import { StreamErrorRetryProcessor } from '../../../src/scoring/stream-error-retry-processor.ts'
-import { scriptedJudge } from './scripted-judge.ts'
+import { scriptedJudge } from '../../../src/scoring/testing/scripted-judge.ts'
 
 // ---- The custom-scorer guide's gluten checker, verbatim (model given as a string id) ----
 
