@@ -62,22 +62,22 @@ describe('scoreTrace metrics', () => {
       {},
     )
     const metrics = createMetrics()
-    const inner = (await scoreTrace(spans, { scorers })).runs.find((r) => r.parentRunSpanId)!
-    const scoring = scoreTrace(spans, {
-      scorers: config.scorers,
-      metrics,
-      clock: () => clock.ms,
-      agentSpanIds: [inner.spanId],
-    })
+    const scoring = scoreTrace(spans, { scorers: config.scorers, metrics, clock: () => clock.ms })
     clock.ms = 500
     fastDone.resolve()
     await new Promise((resolve) => setImmediate(resolve))
     clock.ms = 2_000
     slowDone.resolve()
     await scoring
-    const sums = (await metrics.scoringSeconds.get()).values
-      .filter((v) => v.metricName === 'tracescore_scoring_duration_seconds_sum')
-      .map((v) => [v.labels.scorer, v.value])
-    expect(Object.fromEntries(sums)).toEqual({ fast: 0.5, slow: 2 })
+    // Both runs of the trace (outer and nested agent) timed per scorer: 2 observations each.
+    const { values } = await metrics.scoringSeconds.get()
+    const of = (suffix: string) =>
+      Object.fromEntries(
+        values
+          .filter((v) => v.metricName === `tracescore_scoring_duration_seconds_${suffix}`)
+          .map((v) => [v.labels.scorer, v.value]),
+      )
+    expect(of('count')).toEqual({ fast: 2, slow: 2 })
+    expect(of('sum')).toEqual({ fast: 1, slow: 4 })
   })
 })
