@@ -3,16 +3,18 @@ import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import type { ReadyTrace, TraceAssembler } from './trace-assembler.ts'
 import { createTraceHandoff } from './trace-handoff.ts'
 
-/** A released trace without agent runs (finished at once): only its `incomplete` flag matters here. */
-const released = (traceId: string, incomplete: boolean): ReadyTrace<RecordRef> => ({
-  traceId,
-  spans: [],
-  agentSpanIds: [],
-  incomplete,
-  reason: incomplete ? 'age' : 'settled',
-  supersedes: false,
-  recordRefs: [],
-})
+/** A released trace with nothing to score (no agent or GenAI span): only `incomplete` matters here. */
+const released = (traceId: string, incomplete: boolean) =>
+  ({
+    traceId,
+    spans: [],
+    agentSpanIds: [],
+    hasGenAi: false,
+    incomplete,
+    reason: incomplete ? 'age' : 'settled',
+    supersedes: false,
+    recordRefs: [],
+  }) as ReadyTrace<RecordRef>
 
 describe('createTraceHandoff counters', () => {
   it('counts the traces released incomplete apart from the complete ones', () => {
