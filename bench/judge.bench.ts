@@ -20,7 +20,7 @@ import { createTopic, testBrokers, testKafka, uniqueName } from '../src/ingest/t
 import { silentLogger } from '../src/ops/logger.ts'
 import { createPipeline } from '../src/pipeline.ts'
 import { scoreTrace } from '../src/score-trace.ts'
-import { configureJudgeFromConfig } from '../src/scoring/judge-governance.ts'
+import { judgeFromConfig } from '../src/scoring/judge-from-config.ts'
 import { remoteJudgeStats, startFaultJudge } from '../test/helpers/fault-judge.ts'
 import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 import { makeRuns, produceRuns, type RunRecord } from '../test/helpers/fault-traffic.ts'
@@ -188,11 +188,11 @@ async function scoringOnly(runs: RunRecord[], c: number, latencyMs: number): Pro
   const judge = await startJudgeProcess(latencyMs)
   const timer = requestTimer()
   const scorers = judgeScorers(judge, timer.timedFetch)
-  configureJudgeFromConfig(resolveConfig({ judges: { defaultLimits: { concurrency: c } }, scorers }))
+  const governed = judgeFromConfig(resolveConfig({ judges: { defaultLimits: { concurrency: c } }, scorers }))
   const traces = runs.map((r) => decodeOtlpTraces(r.value, 'otlp_proto'))
   const cpu0 = process.cpuUsage()
   const started = performance.now()
-  const results = await Promise.all(traces.map((spans) => scoreTrace(spans, { scorers })))
+  const results = await Promise.all(traces.map((spans) => scoreTrace(spans, { scorers, judge: governed })))
   const ms = performance.now() - started
   const cpu = process.cpuUsage(cpu0)
   const { maxInFlight } = await judge.stats()

@@ -9,7 +9,7 @@
 import { createScorer as mastraCreateScorer } from '@mastra/core/evals'
 import { z } from 'zod'
 import { createScorer } from '../src/scoring/create-scorer.ts'
-import { scriptedJudge } from '../test/unit/scoring/scripted-judge.ts'
+import { scriptedJudge } from '../src/scoring/testing/scripted-judge.ts'
 
 /** One benchmark result: our throughput against the baseline's, in scorer runs per second. */
 export interface ScorerBenchRow {

@@ -12,8 +12,8 @@ import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { sourceMetricsUpdater } from './ops/source-metrics.ts'
 import { scoreTrace, type TraceScores } from './score-trace.ts'
-import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
-import { TokenBudget } from './scoring/token-budget.ts'
+import type { Judge } from './scoring/judge.ts'
+import { judgeFromConfig } from './scoring/judge-from-config.ts'
 import { decisionsTarget, sinkTarget } from './sink/delivery-targets.ts'
 import { coalesceDeliveries, createSink, type Sink, type SinkConfig } from './sink/index.ts'
 import { retryPolicies } from './sink/retry-policy.ts'
@@ -62,6 +62,8 @@ export interface PipelineDeps {
   kafka?: Kafka
   /** Read this range (no commits, no repartitioning) instead of consuming as the service. */
   range?: PipelineRange
+  /** The judge to score with; `judgeFromConfig(config)` when absent (a model resolver goes here). */
+  judge?: Judge
 }
 
 /** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */
@@ -91,7 +93,13 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     isGenAiSpan,
     logger,
     now: deps.now,
-    process: scorerOf(config, metrics, logger, deps.now),
+    process: scorerOf(
+      config,
+      deps.judge ?? judgeFromConfig(config, { now: deps.now }),
+      metrics,
+      logger,
+      deps.now,
+    ),
     targets: [
       ...sinks.map((sink) => sinkTarget(sink, metrics)),
       ...(decisionsTopic ? [decisionsTarget(producer, decisionsTopic)] : []),
@@ -144,20 +152,19 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
 
 /**
  * Scoring of one released trace: transform, then every scorer on each of its agent runs, with the
- * token budgets. Called once per trace; the delivery queue retries only the delivery of its result.
+ * pipeline's judge. Called once per trace; the delivery queue retries only the delivery of its result.
  */
-function scorerOf(config: TracescoreConfig, metrics: Metrics, logger: Logger, now?: () => number) {
-  const budgets = Object.fromEntries(
-    Object.entries(config.scorers).flatMap(([name, e]) =>
-      e.dailyTokenBudget ? [[name, e.dailyTokenBudget]] : [],
-    ),
-  )
-  const budget = new TokenBudget(budgets, now)
-  configureJudgeFromConfig(config)
+function scorerOf(
+  config: TracescoreConfig,
+  judge: Judge,
+  metrics: Metrics,
+  logger: Logger,
+  now?: () => number,
+) {
   return async (trace: IngestedTrace): Promise<TraceScores> => {
     const scores = await scoreTrace(trace.spans, {
       scorers: config.scorers,
-      budget,
+      judge,
       metrics,
       now,
       scoredRunSpanIds: trace.scoredAgentSpanIds,

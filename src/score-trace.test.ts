@@ -5,6 +5,7 @@ import { resolveConfig } from './config/define-config.ts'
 import { loadTrafficSamples } from './demo/traffic.ts'
 import { decodeOtlpTraces } from './ingest/decode/index.ts'
 import { TraceAssembler } from './ingest/trace-assembler.ts'
+import { createMetrics } from './ops/metrics.ts'
 import { scoreTrace } from './score-trace.ts'
 import { extractAgentRuns, isAgentRunSpan, isGenAiSpan } from './transform/index.ts'
 
@@ -57,5 +58,54 @@ describe('scoreTrace', () => {
     }
     expect(expected.length).toBeGreaterThan(150)
     expect(scored.sort()).toEqual(expected.sort())
+  })
+})
+
+describe('scoreTrace metrics', () => {
+  it('times each scorer on its own, not all scorers of a run together', async () => {
+    const clock = { ms: 0 }
+    const gate = () => {
+      let resolve: () => void = () => {}
+      const promise = new Promise<void>((r) => {
+        resolve = r
+      })
+      return { promise, resolve }
+    }
+    const fastDone = gate()
+    const slowDone = gate()
+    const waiting = (id: string, done: Promise<void>) => ({
+      id,
+      run: async () => {
+        await done
+        return { score: 1 }
+      },
+    })
+    const config = resolveConfig(
+      {
+        scorers: {
+          fast: { scorer: waiting('fast', fastDone.promise) },
+          slow: { scorer: waiting('slow', slowDone.promise) },
+        },
+      },
+      {},
+    )
+    const metrics = createMetrics()
+    const scoring = scoreTrace(spans, { scorers: config.scorers, metrics, clock: () => clock.ms })
+    clock.ms = 500
+    fastDone.resolve()
+    await new Promise((resolve) => setImmediate(resolve))
+    clock.ms = 2_000
+    slowDone.resolve()
+    await scoring
+    // Both runs of the trace (outer and nested agent) timed per scorer: 2 observations each.
+    const { values } = await metrics.scoringSeconds.get()
+    const of = (suffix: string) =>
+      Object.fromEntries(
+        values
+          .filter((v) => v.metricName === `tracescore_scoring_duration_seconds_${suffix}`)
+          .map((v) => [v.labels.scorer, v.value]),
+      )
+    expect(of('count')).toEqual({ fast: 2, slow: 2 })
+    expect(of('sum')).toEqual({ fast: 1, slow: 4 })
   })
 })

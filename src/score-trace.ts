@@ -1,8 +1,8 @@
 import type { ScorerEntry } from './config/schema.ts'
 import type { AgentRun, ScoreRecord, Span } from './model/index.ts'
 import type { Metrics } from './ops/metrics.ts'
-import { type Decision, scoreRun } from './scoring/registry.ts'
-import type { TokenBudget } from './scoring/token-budget.ts'
+import type { Judge } from './scoring/judge.ts'
+import { type Decision, scoreRun } from './scoring/score-run.ts'
 import { extractAgentRuns } from './transform/index.ts'
 
 /** What scoring one trace produced: its agent runs, every decision, and the records for the sinks. */
@@ -17,9 +17,12 @@ export interface TraceScores {
 /** Everything `scoreTrace` needs besides the spans. */
 export interface ScoreTraceOptions {
   scorers: Record<string, ScorerEntry>
-  budget?: TokenBudget
+  /** The judge to score with, daily token budgets included (`judgeFromConfig`). */
+  judge?: Judge
   metrics?: Metrics
   now?: () => number
+  /** Monotonic milliseconds for the scoring durations; default `performance.now`. */
+  clock?: () => number
   /**
    * Runs already scored by an earlier release of the trace (their head span ids): not scored
    * again. Every other run the transform finds is scored, whatever span heads it.
@@ -53,13 +56,13 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   const perRun = await Promise.all(
     runs.map(async (run) => {
       metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
-      const started = performance.now()
-      const decisions = await scoreRun(run, options.scorers, { budget: options.budget, now: options.now })
-      const seconds = (performance.now() - started) / 1000
+      const { judge, now, clock } = options
+      const decisions = await scoreRun(run, options.scorers, { judge, now, clock })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
-        if (d.outcome === 'scored' || d.outcome === 'failed')
-          metrics?.scoringSeconds.observe({ scorer: d.scorer }, seconds)
+        // Each scorer's own time: scorers of a run go in parallel, the slowest must not time the rest.
+        if ((d.outcome === 'scored' || d.outcome === 'failed') && d.durationMs !== undefined)
+          metrics?.scoringSeconds.observe({ scorer: d.scorer }, d.durationMs / 1000)
         const r = d.record
         if (r?.score !== undefined)
           metrics?.scoreValues.observe({ scorer: d.scorer, agent: r.agentName ?? 'unknown' }, r.score)

@@ -8,7 +8,7 @@ import {
 } from '../ingest/decode/index.ts'
 import type { Span } from '../model/index.ts'
 import { groupByTrace, scoreTrace } from '../score-trace.ts'
-import { configureJudgeFromConfig } from '../scoring/judge-governance.ts'
+import { judgeFromConfig } from '../scoring/judge-from-config.ts'
 import { createJsonlSink } from '../sink/index.ts'
 
 /** The default cap on one input file (`--max-file-mib`): decoded spans take several times this in memory. */
@@ -72,7 +72,7 @@ export async function scoreFiles(
   config: TracescoreConfig,
   options: ScoreFilesOptions = {},
 ): Promise<number> {
-  configureJudgeFromConfig(config)
+  const judge = judgeFromConfig(config)
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_MIB * 2 ** 20
   const spans: Span[] = []
   let failed = 0
@@ -85,7 +85,7 @@ export async function scoreFiles(
   const sink = createJsonlSink()
   let runs = 0
   for (const traceSpans of groupByTrace(spans).values()) {
-    const scored = await scoreTrace(traceSpans, { scorers: config.scorers })
+    const scored = await scoreTrace(traceSpans, { scorers: config.scorers, judge })
     runs += scored.runs.length
     if (scored.error) console.error(`tracescore: trace ${traceSpans[0]!.traceId}: ${scored.error}`)
     if (scored.records.length > 0) await sink.deliver(scored.records)

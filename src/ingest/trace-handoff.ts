@@ -15,6 +15,8 @@ export type IngestedTrace = ReadyTrace<RecordRef>
 /** Counters of traces handed off. */
 export interface HandoffCounters {
   tracesReleased: number
+  /** Of the traces released, those released incomplete (by age, the buffer caps or a flush). */
+  tracesIncomplete: number
   tracesDelivered: number
   tracesWithoutRuns: number
   /** Traces whose scoring threw (logged; nothing to deliver). */
@@ -56,6 +58,7 @@ export function createTraceHandoff<R>(options: TraceHandoffOptions<R>): TraceHan
   const { assembler, tracker, logger } = options
   const counters: HandoffCounters = {
     tracesReleased: 0,
+    tracesIncomplete: 0,
     tracesDelivered: 0,
     tracesWithoutRuns: 0,
     tracesFailed: 0,
@@ -99,6 +102,7 @@ export function createTraceHandoff<R>(options: TraceHandoffOptions<R>): TraceHan
     counters.tracesReleased += traces.length
     const withRuns: IngestedTrace[] = []
     for (const trace of traces) {
+      if (trace.incomplete) counters.tracesIncomplete++
       if (trace.hasGenAi) withRuns.push(trace)
       else {
         counters.tracesWithoutRuns++

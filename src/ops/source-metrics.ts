@@ -1,7 +1,7 @@
 import type { SpanSourceStats } from '../ingest/span-source.ts'
 import type { Metrics } from './metrics.ts'
 
-type CountedKey = 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased'
+type CountedKey = 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased' | 'tracesIncomplete'
 
 /**
  * Turns the source's running totals into Prometheus counters and gauges: returns a function to
@@ -19,7 +19,9 @@ export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceSt
     metrics.spans.inc(delta('spans'))
     metrics.deadLetters.inc(delta('deadLetters'))
     metrics.lateSpans.inc(delta('lateSpans'))
-    metrics.traces.inc({ complete: 'true' }, delta('tracesReleased'))
+    const incomplete = delta('tracesIncomplete')
+    metrics.traces.inc({ complete: 'false' }, incomplete)
+    metrics.traces.inc({ complete: 'true' }, Math.max(0, delta('tracesReleased') - incomplete))
     metrics.bufferedSpans.set(now.bufferedSpans)
     last = now
   }

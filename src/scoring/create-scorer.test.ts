@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { createScorer } from './create-scorer.ts'
 import { notScorable } from './not-scorable.ts'
 import { ScorerConfigError } from './scorer-config-error.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 const RESULT_KEYS = [
   'generateScorePrompt',

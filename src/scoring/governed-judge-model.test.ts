@@ -2,7 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { createAnswerRelevancyScorer } from '@mastra/evals/scorers/prebuilt'
 import { wrapLanguageModel } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveConfig } from '../config/define-config.ts'
 import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { loadTrafficSamples } from '../demo/traffic.ts'
@@ -10,13 +10,12 @@ import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { extractAgentRuns } from '../transform/index.ts'
 import { createScorer } from './create-scorer.ts'
 import { judgeModel } from './governed-judge-model.ts'
-import { judgeLimiterFromConfig, type Timekeeper } from './judge-governance.ts'
+import { type Judge, withJudge } from './judge.ts'
+import { type JudgeFromConfigOptions, judgeFromConfig } from './judge-from-config.ts'
 import { isGovernedJudgeModel } from './judge-limiter.ts'
 import { JudgeTimeoutError } from './judge-request.ts'
-import { configureJudge, type JudgeRuntime, setJudgeModelResolver } from './judge-runtime.ts'
-import { scoreRun } from './registry.ts'
+import { scoreRun } from './score-run.ts'
 import { fakeTime } from './testing/fake-time.ts'
-import { TokenBudget } from './token-budget.ts'
 
 // `@mastra/evals`' answer-relevancy scorer (Mastra's own createScorer and agent, streaming its
 // judge calls) given tracescore's governed judge model, answered by the scripted judge over
@@ -50,12 +49,6 @@ beforeAll(async () => {
 })
 afterAll(() => judge.close())
 
-let previous: JudgeRuntime | undefined
-afterEach(() => {
-  if (previous) configureJudge(previous)
-  previous = undefined
-})
-
 /** The scripted judge's model, measuring how many calls are in progress (call start to stream end). */
 function measuredJudge(delayMs = 100) {
   const stats = { calls: 0, active: 0, peak: 0 }
@@ -79,13 +72,9 @@ function measuredJudge(delayMs = 100) {
   return { model, stats }
 }
 
-/** Applies the `judges` section of a configuration to the process-wide judge runtime. */
-function govern(judges: object, time?: Timekeeper) {
-  const config = resolveConfig({ judges }, {})
-  previous = configureJudge({
-    limiter: judgeLimiterFromConfig(config, time),
-    timeoutMs: config.judges.timeoutMs,
-  })
+/** The judge the `judges` section of a configuration (and `scorers`, for their budgets) describes. */
+function govern(config: { judges?: object; scorers?: object }, options: JudgeFromConfigOptions = {}): Judge {
+  return judgeFromConfig(resolveConfig(config, {}), options)
 }
 
 describe('judgeModel with an @mastra/evals LLM scorer', () => {
@@ -99,13 +88,14 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
     const { model, stats } = measuredJudge()
     // Resolved when first called, so a resolver set after the scorer was made still applies.
     const scorer = createAnswerRelevancyScorer({ model: judgeModel('scripted/scripted-judge') })
-    setJudgeModelResolver(() => model)
-    govern({ models: { 'scripted/scripted-judge': { concurrency: 2 } } })
-    const before = judge.requests.length
-    const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => scorer.run({ ...input, runId: `r${i}` })),
+    const governed = govern(
+      { judges: { models: { 'scripted/scripted-judge': { concurrency: 2 } } } },
+      { resolveModel: () => model },
     )
-    setJudgeModelResolver(undefined)
+    const before = judge.requests.length
+    const results = await withJudge(governed, () =>
+      Promise.all(Array.from({ length: 6 }, (_, i) => scorer.run({ ...input, runId: `r${i}` }))),
+    )
     expect(results.map((r) => r.score)).toEqual([1, 1, 1, 1, 1, 1])
     // Three judge calls per run (statements, verdicts, reason), never more than two at once.
     expect(stats.calls).toBe(18)
@@ -115,22 +105,27 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
 
   it('runs the same scorer unbounded with a plain model (the limit above is the governed model’s doing)', async () => {
     const { model, stats } = measuredJudge()
-    govern({ models: { 'scripted/scripted-judge': { concurrency: 2 } } })
+    const governed = govern({ judges: { models: { 'scripted/scripted-judge': { concurrency: 2 } } } })
     // Cast: Mastra's copy of the v4 model type lags the AI SDK's (judgeModel's own type is loose).
     const scorer = createAnswerRelevancyScorer({ model: model as never })
-    await Promise.all(Array.from({ length: 6 }, (_, i) => scorer.run({ ...input, runId: `r${i}` })))
+    await withJudge(governed, () =>
+      Promise.all(Array.from({ length: 6 }, (_, i) => scorer.run({ ...input, runId: `r${i}` }))),
+    )
     expect(stats.peak).toBeGreaterThan(2)
   })
 
   it('waits for requestsPerMinute', async () => {
     const { model } = measuredJudge(0)
     const time = fakeTime()
-    govern({ models: { 'scripted/scripted-judge': { requestsPerMinute: 4 } } }, time)
+    const governed = govern(
+      { judges: { models: { 'scripted/scripted-judge': { requestsPerMinute: 4 } } } },
+      { time },
+    )
     const scorer = createAnswerRelevancyScorer({ model: judgeModel(model) })
-    await scorer.run(input)
+    await withJudge(governed, () => scorer.run(input))
     expect(time.slept).toEqual([])
     // Calls 5 and 6 fall in the next minute.
-    await scorer.run(input)
+    await withJudge(governed, () => scorer.run(input))
     expect(time.slept).toHaveLength(1)
     expect(time.now()).toBe(60_000)
   })
@@ -138,18 +133,20 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
   it('feeds its token usage to tokensPerMinute', async () => {
     const { model } = measuredJudge(0)
     const time = fakeTime()
-    govern({ models: { 'scripted/scripted-judge': { tokensPerMinute: 500 } } }, time)
+    const governed = govern(
+      { judges: { models: { 'scripted/scripted-judge': { tokensPerMinute: 500 } } } },
+      { time },
+    )
     const scorer = createAnswerRelevancyScorer({ model: judgeModel(model) })
     // The first prompt alone is ~500 tokens (the scripted judge counts 4 characters a token).
-    await scorer.run(input)
+    await withJudge(governed, () => scorer.run(input))
     expect(time.slept.length).toBeGreaterThan(0)
     expect(time.now()).toBeGreaterThanOrEqual(60_000)
   })
 
   it('counts its tokens against the scorer’s daily budget: spent, the next run is skipped', async () => {
     const { model } = measuredJudge(0)
-    govern({})
-    const entries = resolveConfig(
+    const config = resolveConfig(
       {
         scorers: {
           relevancy: {
@@ -159,23 +156,24 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
         },
       },
       {},
-    ).scorers
-    const budget = new TokenBudget({ relevancy: 1000 })
+    )
+    const governed = judgeFromConfig(config)
+    const budget = governed.budget!
     const before = judge.requests.length
-    const [first] = await scoreRun(run, entries, { budget })
+    const [first] = await scoreRun(run, config.scorers, { judge: governed })
     expect(first!.outcome).toBe('scored')
     const judged = first!.record!.judge!
     expect(judged.calls).toBe(3)
     // What the scripted judge reported, summed: prompt + completion tokens of its three answers.
     expect(judged.totalTokens).toBeGreaterThan(1000)
     expect(budget.spentToday()).toEqual({ relevancy: judged.totalTokens })
-    const [second] = await scoreRun(run, entries, { budget })
+    const [second] = await scoreRun(run, config.scorers, { judge: governed })
     expect(second!.outcome).toBe('skipped-budget')
     expect(judge.requests.length - before).toBe(3)
   })
 
   it('times a call out after the judge timeout and frees its slot', async () => {
-    govern({ timeoutMs: 100, models: { 'mock/hanging': { concurrency: 1 } } })
+    const governed = govern({ judges: { timeoutMs: 100, models: { 'mock/hanging': { concurrency: 1 } } } })
     // A provider that never answers: its stream only ends when the call is aborted.
     const hanging = new MockLanguageModelV4({
       provider: 'mock',
@@ -188,7 +186,10 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
       },
     })
     const model = judgeModel(hanging)
-    const call = () => model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })
+    const call = () =>
+      withJudge(governed, () =>
+        model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }),
+      )
     await expect(call()).rejects.toBeInstanceOf(JudgeTimeoutError)
     // Concurrency 1: the second call gets the slot only because the first one gave it back.
     await expect(call()).rejects.toThrow('Judge request timed out after 100 ms')
@@ -196,7 +197,7 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
 
   it('is not scheduled twice inside a tracescore createScorer judge (concurrency 1 does not deadlock)', async () => {
     const { model } = measuredJudge(0)
-    govern({ models: { 'scripted/scripted-judge': { concurrency: 1 } } })
+    const governed = govern({ judges: { models: { 'scripted/scripted-judge': { concurrency: 1 } } } })
     const before = judge.requests.length
     const scorer = createScorer({
       id: 'plain',
@@ -206,7 +207,10 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
       description: 'score',
       createPrompt: () => 'Rate the answer.',
     })
-    const result = await scorer.run({ runId: 'run-1', input: run.input, output: run.output })
+    const result = await scorer.run(
+      { runId: 'run-1', input: run.input, output: run.output },
+      { judge: governed },
+    )
     expect(result.score).toBe(1)
     expect(judge.requests.length - before).toBe(1)
   })

@@ -5,14 +5,19 @@ import type {
   LanguageModelV4Usage,
 } from '@ai-sdk/provider'
 import { wrapLanguageModel } from 'ai'
+import { currentJudge } from './judge.ts'
 import { GOVERNED_JUDGE_MODEL, type JudgeCallKey, judgeCallKey } from './judge-limiter.ts'
-import { type JudgeModel, type OpenAICompatibleModelConfig, resolveJudgeModel } from './judge-model.ts'
+import {
+  type JudgeModel,
+  type JudgeModelResolver,
+  type OpenAICompatibleModelConfig,
+  resolveJudgeModel,
+} from './judge-model.ts'
 import { JudgeTimeoutError } from './judge-request.ts'
-import { getJudgeRuntime } from './judge-runtime.ts'
 
 /** Options of `judgeModel`. */
 export interface GovernedJudgeModelOptions {
-  /** Per-call timeout in milliseconds; default: the runtime's (`judges.timeoutMs`). */
+  /** Per-call timeout in milliseconds; default: the judge's (`judges.timeoutMs`). */
   timeoutMs?: number
 }
 
@@ -39,13 +44,13 @@ type TokenCounts = { inputTokens?: number; outputTokens?: number; totalTokens?: 
 /**
  * A judge model for scorers that call their model themselves, such as `@mastra/evals`' LLM
  * scorers: `createAnswerRelevancyScorer({ model: judgeModel('openai/gpt-5-mini') })`. Every
- * call (generate or stream) waits for the judge limiter of the running tracescore — per-model
- * concurrency, requests and tokens per minute from `judges` — and is cut off after the judge
- * timeout; its token usage feeds the tokens-per-minute limit. The scorer's result reports the
- * usage, so daily token budgets and the judge metrics count these calls as well.
+ * call (generate or stream) waits for the limiter of the judge of the scoring in progress (the
+ * pipeline's: per-model concurrency, requests and tokens per minute from `judges`) and is cut off
+ * after the judge's timeout; its token usage feeds the tokens-per-minute limit. The scorer's
+ * result reports the usage, so daily token budgets and the judge metrics count these calls too.
  *
- * `model` is a `'provider/model'` id (resolved when first called, with the resolver the
- * pipeline set), an AI SDK model instance, or Mastra's OpenAI-compatible config object.
+ * `model` is a `'provider/model'` id (resolved when first called, by the judge's resolver), an
+ * AI SDK model instance, or Mastra's OpenAI-compatible config object.
  */
 export function judgeModel(
   model: string | JudgeModel | OpenAICompatibleModelConfig,
@@ -53,19 +58,25 @@ export function judgeModel(
 ): GovernedJudgeModel {
   const { provider, modelId, configuredId } = namesOf(model)
   const key = judgeCallKey({ provider, modelId }, configuredId)
-  let resolving: Promise<LanguageModelV4> | undefined
+  // One resolution per resolver: pipelines with different judges may share the scorer.
+  const resolved = new WeakMap<JudgeModelResolver, Promise<LanguageModelV4>>()
   const inner = () => {
-    resolving ??= Promise.resolve(resolveJudgeModel(model, getJudgeRuntime().resolveModel)).then(
-      // No middleware: only adapts an older specification version to v4.
-      (resolved) => wrapLanguageModel({ model: resolved, middleware: [] }),
-      (error) => {
-        resolving = undefined
-        throw error
-      },
-    )
+    const { resolveModel } = currentJudge()
+    let resolving = resolved.get(resolveModel)
+    if (!resolving) {
+      resolving = Promise.resolve(resolveJudgeModel(model, resolveModel)).then(
+        // No middleware: only adapts an older specification version to v4.
+        (m) => wrapLanguageModel({ model: m, middleware: [] }),
+        (error) => {
+          resolved.delete(resolveModel)
+          throw error
+        },
+      )
+      resolved.set(resolveModel, resolving)
+    }
     return resolving
   }
-  const timeoutOf = () => options.timeoutMs ?? getJudgeRuntime().timeoutMs
+  const timeoutOf = () => options.timeoutMs ?? currentJudge().timeoutMs
   return {
     specificationVersion: 'v4',
     provider,
@@ -111,9 +122,9 @@ function deadline(timeoutMs: number, outer: AbortSignal | undefined) {
   }
 }
 
-/** Runs `call` through the runtime's limiter, if there is one. */
+/** Runs `call` through the judge's limiter, if it has one. */
 function schedule<T>(key: JudgeCallKey, call: () => Promise<T>, abortSignal: AbortSignal | undefined) {
-  const { limiter } = getJudgeRuntime()
+  const { limiter } = currentJudge()
   return limiter ? limiter.schedule(key, call, abortSignal) : call()
 }
 

@@ -1,13 +1,13 @@
 /**
  * The scoring stage: `createScorer` (Mastra-compatible), its judge, and the helpers scorers use.
  *
- * The pipeline shapes every judge call through the process-wide judge runtime:
- * `setJudgeModelResolver(fnOrRegistry)` resolves `'provider/model'` ids (default: OPENAI_*,
- * ANTHROPIC_*, and `<NAME>_BASE_URL` OpenAI-compatible endpoints), `setJudgeLimiter(limiter)`
- * bounds each model call (`createJudgeLimiter` or the config's governance limiter), and
- * `configureJudge({ timeoutMs, supportsStructuredOutput })` sets the per-call timeout and the
- * `jsonPromptInjection: 'auto'` rule. `scorer.run(input, { judge, abortSignal })` overrides them
- * for one run. Judge usage, attempts and model calls per prompt step are in `result.judge`.
+ * Every judge call goes through a `Judge` handed to what scores, never a process-wide setting:
+ * `judgeFromConfig(config, { resolveModel })` builds the pipeline's (per-model limits, timeout,
+ * daily token budgets; `resolveModel` resolves `'provider/model'` ids, by default from OPENAI_*,
+ * ANTHROPIC_* and `<NAME>_BASE_URL`), `createJudge(options)` any other. `scorer.run(input,
+ * { judge, abortSignal })` scores one run with it; `withJudge(judge, work)` gives it to
+ * `judgeModel()` models of scorers run inside `work`. Judge usage, attempts and model calls per
+ * prompt step are in `result.judge`.
  */
 export { createScorer, Scorer, type ScorerConfig } from './create-scorer.ts'
 export { fenceUntrusted, UNTRUSTED_CONTENT_INSTRUCTIONS, withTraceContentFencing } from './fence-untrusted.ts'
@@ -18,6 +18,13 @@ export {
   judgeModel,
 } from './governed-judge-model.ts'
 export {
+  createJudge,
+  defaultSupportsStructuredOutput,
+  type Judge,
+  type JudgeOptions,
+  withJudge,
+} from './judge.ts'
+export {
   DEFAULT_MAX_PROCESSOR_RETRIES,
   type JsonPromptInjection,
   type JudgeConfig,
@@ -25,7 +32,11 @@ export {
   mergeJudgeConfig,
   type StepJudgeConfig,
 } from './judge-config.ts'
-export * from './judge-governance.ts'
+export {
+  type JudgeFromConfigOptions,
+  judgeFromConfig,
+  judgeLimiterFromConfig,
+} from './judge-from-config.ts'
 export {
   createJudgeLimiter,
   isGovernedJudgeModel,
@@ -49,21 +60,14 @@ export {
   ProcessorAbortError,
   parseJsonAnswer,
 } from './judge-request.ts'
-export {
-  configureJudge,
-  defaultSupportsStructuredOutput,
-  getJudgeRuntime,
-  type JudgeRuntime,
-  setJudgeLimiter,
-  setJudgeModelResolver,
-} from './judge-runtime.ts'
 export { isNotScorable, type NotScorable, type NotScorableOutcome, notScorable } from './not-scorable.ts'
 export type { InferOutputSchema, OutputSchema } from './output-schema.ts'
 export type * from './processor.ts'
+export * from './rate-limiter.ts'
 export * from './redact.ts'
-export * from './registry.ts'
 export type { ScorerRunOptions } from './run-scorer.ts'
 export * from './sampling.ts'
+export * from './score-run.ts'
 export { ScorerConfigError } from './scorer-config-error.ts'
 export type * from './scorer-result.ts'
 export type { PrepareRun, ScorerRun, ScorerTypeShortcuts, StepRun } from './scorer-run.ts'

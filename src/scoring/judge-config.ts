@@ -27,7 +27,7 @@ export interface JudgeConfig {
   maxProcessorRetries?: number
   /** Call settings forwarded to the model (temperature, maxOutputTokens, ...). */
   modelSettings?: JudgeModelSettings
-  /** Per-request timeout in milliseconds (tracescore); defaults to the judge runtime's `timeoutMs`. */
+  /** Per-request timeout in milliseconds (tracescore); defaults to the pipeline judge's `timeoutMs`. */
   timeoutMs?: number
 }
 

@@ -1,17 +1,15 @@
 import { createProviderRegistry } from 'ai'
 import { MockProviderV4 } from 'ai/test'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { createScorer } from './create-scorer.ts'
+import { createJudge } from './judge.ts'
 import type { JudgeConfig } from './judge-config.ts'
 import { createEnvJudgeModelResolver, JudgeModelResolutionError } from './judge-model.ts'
-import { setJudgeModelResolver } from './judge-runtime.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
 import { StreamErrorRetryProcessor } from './stream-error-retry-processor.ts'
-
-afterEach(() => setJudgeModelResolver(undefined))
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 describe('createEnvJudgeModelResolver', () => {
   it('resolves openai and anthropic models when their keys are set', async () => {
@@ -46,31 +44,33 @@ describe('createEnvJudgeModelResolver', () => {
 })
 
 describe('judge models given as strings', () => {
-  it('go through the resolver the pipeline sets, a provider registry included', async () => {
+  it("go through the judge's resolver, a provider registry included", async () => {
     const judge = scriptedJudge(['{"score":0.5}'])
-    setJudgeModelResolver(
-      createProviderRegistry({ acme: new MockProviderV4({ languageModels: { 'judge-1': judge.model } }) }),
-    )
+    const resolving = createJudge({
+      resolveModel: createProviderRegistry({
+        acme: new MockProviderV4({ languageModels: { 'judge-1': judge.model } }),
+      }),
+    })
     const result = await createScorer({
       id: 's',
       description: 'd',
       judge: { model: 'acme/judge-1', instructions: 'i' },
     })
       .generateScore({ description: 's', createPrompt: () => 'p' })
-      .run({ output: 'o' })
+      .run({ output: 'o' }, { judge: resolving })
     expect(result.score).toBe(0.5)
     expect(judge.calls).toHaveLength(1)
   })
 
   it('an unresolvable model fails the step with the resolver’s message', async () => {
-    setJudgeModelResolver(createEnvJudgeModelResolver({}))
+    const resolving = createJudge({ resolveModel: createEnvJudgeModelResolver({}) })
     const error = (await createScorer({
       id: 's',
       description: 'd',
       judge: { model: 'openai/gpt-5-mini', instructions: 'i' },
     })
       .generateScore({ description: 's', createPrompt: () => 'p' })
-      .run({ output: 'o' })
+      .run({ output: 'o' }, { judge: resolving })
       .catch((e: unknown) => e)) as ScorerRunError
     expect(error).toBeInstanceOf(ScorerRunError)
     expect(error.failedStep).toBe('generateScore')
@@ -86,7 +86,9 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
         : 'It contains flour.',
     )
     try {
-      setJudgeModelResolver(createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }))
+      const resolving = createJudge({
+        resolveModel: createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }),
+      })
       const result = await createScorer({
         id: 'gluten',
         description: 'd',
@@ -99,7 +101,7 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
         })
         .generateScore(({ results }) => (results.analyzeStepResult.isGlutenFree ? 1 : 0))
         .generateReason({ description: 'r', createPrompt: () => 'Explain.' })
-        .run({ output: 'Mix flour and water' })
+        .run({ output: 'Mix flour and water' }, { judge: resolving })
       expect(result.score).toBe(0)
       expect(result.reason).toBe('It contains flour.')
       expect(server.requests).toHaveLength(2)
@@ -119,19 +121,23 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
   it("Mastra's config object { id, url } reaches the endpoint without any resolver", async () => {
     const server = await startScriptedJudge(() => '{"score":0.6}')
     try {
-      setJudgeModelResolver(() => {
-        throw new Error('resolver must not be asked')
+      const resolving = createJudge({
+        resolveModel: () => {
+          throw new Error('resolver must not be asked')
+        },
       })
       const scorer = (model: JudgeConfig['model']) =>
         createScorer({ id: 's', description: 'd', judge: { model, instructions: 'i' } }).generateScore({
           description: 's',
           createPrompt: () => 'p',
         })
-      const a = await scorer({ id: 'vllm/judge-a', url: server.baseURL }).run({ output: 'o' })
+      const a = await scorer({ id: 'vllm/judge-a', url: server.baseURL }).run(
+        { output: 'o' },
+        { judge: resolving },
+      )
       const b = await scorer({ providerId: 'lab', modelId: 'judge-b', url: server.baseURL, apiKey: 'k' }).run(
-        {
-          output: 'o',
-        },
+        { output: 'o' },
+        { judge: resolving },
       )
       expect([a.score, b.score]).toEqual([0.6, 0.6])
       expect(server.requests.map((r) => r.model)).toEqual(['judge-a', 'judge-b'])
@@ -149,7 +155,9 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
       return '{"score":0.9}'
     })
     try {
-      setJudgeModelResolver(createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }))
+      const resolving = createJudge({
+        resolveModel: createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }),
+      })
       const result = await createScorer({
         id: 's',
         description: 'd',
@@ -160,7 +168,7 @@ describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)'
         },
       })
         .generateScore({ description: 's', createPrompt: () => 'p' })
-        .run({ output: 'o' })
+        .run({ output: 'o' }, { judge: resolving })
       expect(result.score).toBe(0.9)
       expect(server.requests).toHaveLength(2)
     } finally {

@@ -78,7 +78,7 @@ function resolveFromEnv(modelId: string, env: NodeJS.ProcessEnv): JudgeModel {
   if (!compatibleURL) {
     throw new JudgeModelResolutionError(
       `Judge model '${modelId}': unknown provider '${provider}'. Use openai, anthropic, ollama, lmstudio, ` +
-        `set ${prefix}_BASE_URL for an OpenAI-compatible endpoint, or supply a resolver with setJudgeModelResolver()`,
+        `set ${prefix}_BASE_URL for an OpenAI-compatible endpoint, or give the judge a resolver (judgeFromConfig(config, { resolveModel }))`,
     )
   }
   return createOpenAICompatible({
@@ -88,7 +88,7 @@ function resolveFromEnv(modelId: string, env: NodeJS.ProcessEnv): JudgeModel {
   }).chatModel(name)
 }
 
-/** Normalizes what `setJudgeModelResolver` accepts into a resolver function. */
+/** Normalizes what `createJudge({ resolveModel })` accepts into a resolver function. */
 export function toJudgeModelResolver(source: JudgeModelResolver | LanguageModelSource): JudgeModelResolver {
   if (typeof source === 'function') return source
   return (modelId) => {

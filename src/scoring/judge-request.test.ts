@@ -2,13 +2,13 @@ import { APICallError } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { createScorer } from './create-scorer.ts'
 import type { JsonPromptInjection, JudgeConfig } from './judge-config.ts'
 import { createJudgeLimiter, type JudgeCallKey, type JudgeLimiter } from './judge-limiter.ts'
 import { JudgeTimeoutError, type ProcessorAbortError, parseJsonAnswer } from './judge-request.ts'
 import type { Processor } from './processor.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 const schema = z.object({ ok: z.boolean() })
 const SCHEMA_JSON =

@@ -6,11 +6,11 @@ import {
   resolveSchemaPlacement,
   type SchemaPlacement,
 } from './json-prompt-injection.ts'
+import type { Judge } from './judge.ts'
 import type { JudgeConfig, JudgeModelSettings } from './judge-config.ts'
 import { resolveMaxProcessorRetries } from './judge-config.ts'
 import { isGovernedJudgeModel, judgeCallKey } from './judge-limiter.ts'
 import type { JudgeModel } from './judge-model.ts'
-import type { JudgeRuntime } from './judge-runtime.ts'
 import type { ResolvedOutputSchema } from './output-schema.ts'
 import type { JudgeMessage, Processor } from './processor.ts'
 import type { JudgeTokenUsage } from './scorer-result.ts'
@@ -28,7 +28,8 @@ export interface JudgeRequest {
   fenceNonce?: string
   /** Absent: the judge answers in plain text. */
   schema?: ResolvedOutputSchema
-  runtime: JudgeRuntime
+  /** The pipeline's judge: resolver, limiter, default timeout, the `'auto'` rule. */
+  runtime: Judge
   abortSignal?: AbortSignal
 }
 

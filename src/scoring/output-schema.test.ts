@@ -1,9 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { createScorer } from './create-scorer.ts'
 import { resolveOutputSchema } from './output-schema.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 describe('resolveOutputSchema', () => {
   it('zod 4: draft-07 JSON Schema as Mastra sends it, and zod validation', async () => {

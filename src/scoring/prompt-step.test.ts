@@ -1,10 +1,10 @@
 import { APICallError } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { scriptedJudge } from '../../test/unit/scoring/scripted-judge.ts'
 import { createScorer } from './create-scorer.ts'
 import type { Processor } from './processor.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
+import { scriptedJudge } from './testing/scripted-judge.ts'
 
 const SCORE_JSON_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',

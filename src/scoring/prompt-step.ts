@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { fenceRunContent } from './fence-run.ts'
 import { fenceMarkers, fencesTraceContent, newFenceNonce, withFenceNonce } from './fence-untrusted.ts'
+import type { Judge } from './judge.ts'
 import { type JudgeConfig, mergeJudgeConfig, type StepJudgeConfig } from './judge-config.ts'
 import { resolveJudgeModel } from './judge-model.ts'
 import { JudgeFormatError, JudgeRequestError, requestJudge } from './judge-request.ts'
-import type { JudgeRuntime } from './judge-runtime.ts'
 import { type OutputSchema, type ResolvedOutputSchema, resolveOutputSchema } from './output-schema.ts'
 import { ScorerConfigError } from './scorer-config-error.ts'
 import type { JudgeExecution, JudgeExecutionFailure } from './scorer-result.ts'
@@ -56,7 +56,7 @@ export async function executePromptStep(options: {
   step: AnyPromptObject
   context: Record<string, unknown>
   scorerJudge: Partial<JudgeConfig> | undefined
-  runtime: JudgeRuntime
+  runtime: Judge
   abortSignal?: AbortSignal
 }): Promise<PromptStepOutcome> {
   const { name, step, context, runtime } = options

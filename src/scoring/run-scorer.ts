@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { currentJudge, type Judge, withJudge } from './judge.ts'
 import type { JudgeConfig } from './judge-config.ts'
-import { getJudgeRuntime, type JudgeRuntime } from './judge-runtime.ts'
 import { isNotScorable, type NotScorableOutcome } from './not-scorable.ts'
 import { type AnyPromptObject, executePromptStep, PromptStepError } from './prompt-step.ts'
 import { ScorerConfigError } from './scorer-config-error.ts'
@@ -22,10 +22,14 @@ export interface ScorerDefinition {
   steps: readonly ScorerStep[]
 }
 
-/** Per-call options of `scorer.run()` (tracescore): cancel the run, or override the judge runtime. */
+/**
+ * Per-call options of `scorer.run()` (tracescore): cancel the run, and the judge to score with
+ * (the pipeline passes its own; fields given here replace those of the judge of the scoring in
+ * progress, else of the default judge).
+ */
 export interface ScorerRunOptions {
   abortSignal?: AbortSignal
-  judge?: Partial<JudgeRuntime>
+  judge?: Partial<Judge>
 }
 
 interface PipelineState {
@@ -35,11 +39,22 @@ interface PipelineState {
   notScorable?: NotScorableOutcome
 }
 
-/** Runs the steps in chaining order and builds Mastra's result shape. */
-export async function runScorer(
+/** Runs the steps in chaining order with the run's judge and builds Mastra's result shape. */
+export function runScorer(
   definition: ScorerDefinition,
   input: ScorerRun,
   options?: ScorerRunOptions,
+): Promise<ScorerRunResult> {
+  const judge = options?.judge ? { ...currentJudge(), ...options.judge } : currentJudge()
+  // Function steps that call `judgeModel()` models use the same judge.
+  return withJudge(judge, () => runSteps(definition, input, judge, options?.abortSignal))
+}
+
+async function runSteps(
+  definition: ScorerDefinition,
+  input: ScorerRun,
+  judge: Judge,
+  abortSignal: AbortSignal | undefined,
 ): Promise<ScorerRunResult> {
   const { steps } = definition
   if (!steps.some((step) => step.name === 'generateScore')) {
@@ -54,7 +69,6 @@ export async function runScorer(
   const run = { ...prepared, runId: prepared.runId || randomUUID() }
   const state: PipelineState = { results: {}, prompts: {} }
   const completed: ScorerStepName[] = []
-  let runtime: JudgeRuntime | undefined
 
   for (const step of steps) {
     const context =
@@ -66,15 +80,14 @@ export async function runScorer(
       if (step.kind === 'function') {
         value = await step.run(context)
       } else {
-        runtime ??= options?.judge ? { ...getJudgeRuntime(), ...options.judge } : getJudgeRuntime()
         const outcome = await executePromptStep({
           scorerId: definition.id,
           name: step.name,
           step: step.prompt,
           context,
           scorerJudge: definition.judge,
-          runtime,
-          ...(options?.abortSignal ? { abortSignal: options.abortSignal } : {}),
+          runtime: judge,
+          ...(abortSignal ? { abortSignal } : {}),
         })
         value = outcome.result
         state.prompts = { ...state.prompts, [`${step.name}Prompt`]: outcome.prompt }

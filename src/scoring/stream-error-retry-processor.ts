@@ -59,7 +59,8 @@ const TERMINAL_AUTHORIZATION_ERROR_CODES = new Set([
   'permission_denied',
 ])
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Any object, arrays and class instances included (error shapes are read field by field). */
+function isNonNullObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
 }
 
@@ -69,15 +70,15 @@ function stringProperty(value: Record<string, unknown>, key: string): string | u
 }
 
 function causeOf(error: unknown): unknown {
-  return isRecord(error) ? error.cause : undefined
+  return isNonNullObject(error) ? error.cause : undefined
 }
 
 function openAIErrorPayload(error: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(error)) return undefined
-  if (error.type === 'error' && isRecord(error.error)) return error.error
-  if (error.type === 'response.failed' && isRecord(error.response)) {
+  if (!isNonNullObject(error)) return undefined
+  if (error.type === 'error' && isNonNullObject(error.error)) return error.error
+  if (error.type === 'response.failed' && isNonNullObject(error.response)) {
     const responseError = error.response.error
-    return isRecord(responseError) ? responseError : undefined
+    return isNonNullObject(responseError) ? responseError : undefined
   }
   return undefined
 }
@@ -104,19 +105,19 @@ export function isRetryableOpenAIResponsesStreamError(error: unknown): boolean {
  * while degraded. Bad requests are not retried unless a matcher like this one says so.
  */
 export function isBadRequestError(error: unknown): boolean {
-  return isRecord(error) && error.statusCode === 400
+  return isNonNullObject(error) && error.statusCode === 400
 }
 
 function hasRetryableProviderMetadata(error: unknown): boolean {
   if (APICallError.isInstance(error)) return error.isRetryable === true
-  return isRecord(error) && error.isRetryable === true
+  return isNonNullObject(error) && error.isRetryable === true
 }
 
 /** Status 401/403 or an auth error code anywhere in the error, its data, JSON body or causes. */
 function isKnownTerminalAuthorizationError(error: unknown): boolean {
   const visited = new WeakSet<object>()
   const visit = (candidate: unknown): boolean => {
-    if (!isRecord(candidate) || visited.has(candidate)) return false
+    if (!isNonNullObject(candidate) || visited.has(candidate)) return false
     visited.add(candidate)
 
     const status = candidate.statusCode ?? candidate.status
@@ -145,7 +146,7 @@ function findPolicy(error: unknown, entries: readonly StreamErrorRetryMatcherCon
   const visited = new WeakSet<object>()
   let candidate = error
   for (;;) {
-    if (isRecord(candidate)) {
+    if (isNonNullObject(candidate)) {
       if (visited.has(candidate)) return undefined
       visited.add(candidate)
     }
@@ -160,7 +161,7 @@ function findPolicy(error: unknown, entries: readonly StreamErrorRetryMatcherCon
 
 function headerValue(error: Record<string, unknown>, name: string): string | undefined {
   const headers = error.responseHeaders
-  if (!isRecord(headers)) return undefined
+  if (!isNonNullObject(headers)) return undefined
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name && typeof value === 'string') return value
   }
@@ -186,7 +187,7 @@ function retryAfterMsOf(error: unknown, now: number): number | undefined {
   const visited = new WeakSet<object>()
   let candidate = error
   while (candidate !== undefined) {
-    if (isRecord(candidate)) {
+    if (isNonNullObject(candidate)) {
       if (visited.has(candidate)) return undefined
       visited.add(candidate)
       const ms = headerValue(candidate, 'retry-after-ms')

@@ -4,6 +4,15 @@ export interface BudgetReservation {
   readonly estimate: number
 }
 
+/** What `TokenBudget.reserve` answers for one run. */
+export type BudgetClaim =
+  /** Run it, then `settle` the reservation with the tokens it used. */
+  | { readonly outcome: 'reserved'; readonly reservation: BudgetReservation }
+  /** The scorer's budget for today is spent: skip the run. */
+  | { readonly outcome: 'exhausted' }
+  /** The scorer has no budget: run it, there is nothing to settle. */
+  | { readonly outcome: 'unbudgeted' }
+
 interface ScorerBudget {
   limit: number
   spent: number
@@ -33,28 +42,24 @@ export class TokenBudget {
     this.#now = now
   }
 
-  /**
-   * Claims budget for one run: a reservation, `undefined` when the budget is spent (the run is
-   * skipped for budget), or `null` when the scorer has no budget.
-   */
-  async reserve(scorer: string): Promise<BudgetReservation | undefined | null> {
+  /** Claims budget for one run (waiting while the first run of the day learns what a run costs). */
+  async reserve(scorer: string): Promise<BudgetClaim> {
     const budget = this.#budgets.get(scorer)
-    if (!budget) return null
+    if (!budget) return { outcome: 'unbudgeted' }
     for (;;) {
       this.#rollDay()
-      if (budget.spent + budget.reserved >= budget.limit) return undefined
+      if (budget.spent + budget.reserved >= budget.limit) return { outcome: 'exhausted' }
       if (budget.runs > 0 || budget.inFlight === 0) break
       await new Promise<void>((resolve) => budget.waiting.push(resolve))
     }
     const estimate = budget.runs > 0 ? budget.spent / budget.runs : 0
     budget.reserved += estimate
     budget.inFlight++
-    return { scorer, estimate }
+    return { outcome: 'reserved', reservation: { scorer, estimate } }
   }
 
   /** Records what a reserved run really used and releases its reservation. */
-  settle(reservation: BudgetReservation | null | undefined, tokens: number): void {
-    if (!reservation) return
+  settle(reservation: BudgetReservation, tokens: number): void {
     const budget = this.#budgets.get(reservation.scorer)!
     budget.reserved = Math.max(0, budget.reserved - reservation.estimate)
     budget.inFlight--

@@ -2,7 +2,7 @@ import type { Producer } from 'kafkajs'
 import type { DeliveryTarget } from '../ingest/delivery-queue.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import type { TraceScores } from '../score-trace.ts'
-import type { Decision } from '../scoring/registry.ts'
+import type { Decision } from '../scoring/score-run.ts'
 import type { Sink } from './sink.ts'
 
 /**

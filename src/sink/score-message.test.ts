@@ -46,4 +46,10 @@ describe('toScoreMessage', () => {
     expect(message.error).toEqual({ type: 'JudgeError', message: 'boom' })
     expect(JSON.parse(JSON.stringify(message))).toEqual(message)
   })
+
+  it('flags a score of a run rebuilt from an incomplete trace, and only then', () => {
+    expect(toScoreMessage(scoreRecordFixture({ incomplete: true })).incomplete).toBe(true)
+    expect(Object.keys(toScoreMessage(scoreRecordFixture()))).not.toContain('incomplete')
+    expect(Object.keys(toScoreMessage(scoreRecordFixture({ incomplete: false })))).not.toContain('incomplete')
+  })
 })

@@ -20,6 +20,7 @@ export const scoreMessageSchema = 'tracescore.score.v1'
  *   "error"?: { "type": "…", "message": "…" },      // present when scoring failed
  *   "judge"?: { "model"?, "inputTokens"?, "outputTokens"?, "totalTokens"?, "calls" },
  *   "samplingRate"?: 0.25,
+ *   "incomplete"?: true,                  // the run was rebuilt from an incomplete trace
  *   "timestamp": "2025-11-30T10:53:20.123Z", "timestampMs": 1764500000123,
  *   "tracescoreVersion": "0.1.0"
  * }
@@ -43,6 +44,8 @@ export interface ScoreMessage {
   error?: { type: string; message: string }
   judge?: JudgeUsage
   samplingRate?: number
+  /** Present (true) when the run was rebuilt from a trace released incomplete; spans may be missing. */
+  incomplete?: true
   timestamp: string
   timestampMs: number
   tracescoreVersion: string
@@ -73,5 +76,6 @@ export function toScoreMessage(record: ScoreRecord): ScoreMessage {
   if (record.error !== undefined) message.error = { type: record.error.type, message: record.error.message }
   if (record.judge !== undefined) message.judge = record.judge
   if (record.samplingRate !== undefined) message.samplingRate = record.samplingRate
+  if (record.incomplete) message.incomplete = true
   return message
 }

@@ -1,10 +1,9 @@
 /**
- * A scripted OpenAI-compatible judge for fault tests and the judge benchmark (no LLM is called):
- * `POST /v1/chat/completions` answered after a fixed latency, with requests in flight measured in
- * the server, and failures injected per request by a policy (transient 503s, permanent errors).
+ * The scripted judge (`src/demo/scripted-judge-server.ts`) as fault tests and the judge benchmark
+ * use it (no LLM is called): answers after a fixed latency, failures injected per request by a
+ * policy (transient 503s, permanent errors), and every request logged with its attempt number.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { messageText, remoteJudgeStats, startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 
 /** What the policy decides for one request: an answer text, or an HTTP error. */
 export type FaultJudgeReply = { text: string } | { status: number; type: string; message: string }
@@ -22,7 +21,7 @@ export interface FaultJudgeRequest {
 export interface FaultJudge {
   /** Base URL for `createOpenAICompatible({ baseURL })`. */
   readonly baseURL: string
-  /** Requests received, in order, with the status answered. */
+  /** Requests received, in order, with the status answered (`at`: when received). */
   readonly log: { prompt: string; attempt: number; status: number; at: number }[]
   /** Requests per prompt. */
   readonly attempts: Map<string, number>
@@ -39,81 +38,33 @@ export async function startFaultJudge(options: {
 }): Promise<FaultJudge> {
   const log: FaultJudge['log'] = []
   const attempts = new Map<string, number>()
-  let inFlight = 0
-  let maxInFlight = 0
   let seq = 0
-  const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/stats') {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ requests: seq, inFlight, maxInFlight }))
-      return
-    }
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      inFlight++
-      maxInFlight = Math.max(maxInFlight, inFlight)
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
-        model?: string
-        messages?: { role: string; content: string | { text?: string }[] }[]
-      }
-      const prompt = (body.messages ?? [])
+  const server = await startScriptedJudge(
+    ({ messages }) => {
+      const prompt = messages
         .filter((m) => m.role !== 'system')
-        .map((m) => (typeof m.content === 'string' ? m.content : m.content.map((p) => p.text ?? '').join('')))
+        .map(messageText)
         .join('\n')
       const attempt = attempts.get(prompt) ?? 0
       attempts.set(prompt, attempt + 1)
       const reply = options.policy({ prompt, attempt, seq: seq++ })
-      setTimeout(() => {
-        inFlight--
-        const status = 'text' in reply ? 200 : reply.status
-        log.push({ prompt, attempt, status, at: Date.now() })
-        if (!('text' in reply)) {
-          res.writeHead(reply.status, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ error: { message: reply.message, type: reply.type, code: reply.type } }))
-          return
-        }
-        const tokens = Math.ceil(prompt.length / 4)
-        res.writeHead(200, { 'content-type': 'application/json' })
-        res.end(
-          JSON.stringify({
-            id: `chatcmpl-fault-${seq}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: body.model ?? 'fault-judge',
-            choices: [
-              { index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop' },
-            ],
-            usage: { prompt_tokens: tokens, completion_tokens: 8, total_tokens: tokens + 8 },
-          }),
-        )
-      }, options.latencyMs)
-    })
-  })
-  server.keepAliveTimeout = 30_000
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  const { port } = server.address() as AddressInfo
+      log.push({ prompt, attempt, status: 'text' in reply ? 200 : reply.status, at: Date.now() })
+      return 'text' in reply ? reply.text : reply
+    },
+    { latencyMs: options.latencyMs },
+  )
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: server.baseURL,
     log,
     attempts,
-    inFlight: () => inFlight,
-    maxInFlight: () => maxInFlight,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    inFlight: server.inFlight,
+    maxInFlight: server.maxInFlight,
+    close: server.close,
   }
 }
 
 /** Reads `/stats` of a judge running in another process: requests, in flight now, most in flight. */
-export async function remoteJudgeStats(
-  baseURL: string,
-): Promise<{ requests: number; inFlight: number; maxInFlight: number }> {
-  const res = await fetch(baseURL.replace(/\/v1$/, '/stats'))
-  return (await res.json()) as { requests: number; inFlight: number; maxInFlight: number }
-}
+export { remoteJudgeStats }
 
 /** A stable number in [0, 1) from a string (FNV-1a, then mixed), for deterministic per-run fault choices. */
 export function unitHash(text: string, salt = 0): number {

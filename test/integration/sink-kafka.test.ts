@@ -66,6 +66,7 @@ describe('Kafka score sink on a real broker', () => {
       traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
       scorerId: 'toxicity',
       score: 0,
+      incomplete: true,
     })
     const failed = scoreRecordFixture({
       scorerId: 'judge-broke',
@@ -96,6 +97,9 @@ describe('Kafka score sink on a real broker', () => {
     })
     expect(byScorer.get('toxicity')!.key).toBe('aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')
     expect(byScorer.get('toxicity')!.value.score).toBe(0)
+    // The run of an incomplete trace says so on the record, as its score span does.
+    expect(byScorer.get('toxicity')!.value.incomplete).toBe(true)
+    expect(a.value).not.toHaveProperty('incomplete')
     expect(byScorer.get('judge-broke')!.value.error).toEqual({ type: 'JudgeError', message: 'no answer' })
     // Same key, same partition: both scores of trace A are in one partition.
     expect(byScorer.get('judge-broke')!.partition).toBe(a.partition)

@@ -1,4 +1,4 @@
-import type { Timekeeper } from '../judge-governance.ts'
+import type { Timekeeper } from '../rate-limiter.ts'
 
 /** A clock that jumps forward instead of sleeping, so rate limits are tested without waiting. */
 export function fakeTime(): Timekeeper & { slept: number[] } {

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../../src/config/define-config.ts'
 import { scoreTrace } from '../../../src/score-trace.ts'
-import { scoreRun } from '../../../src/scoring/registry.ts'
+import { createJudge } from '../../../src/scoring/judge.ts'
+import { scoreRun } from '../../../src/scoring/score-run.ts'
 import { TokenBudget } from '../../../src/scoring/token-budget.ts'
 import { extractAgentRuns } from '../../../src/transform/index.ts'
 import { deepJsonToolArguments, nestedToolSpans } from '../../helpers/hostile-inputs.ts'
@@ -97,7 +98,7 @@ describe('scoring failures become failed decisions', () => {
       'redactor broke',
     ],
   ])('%s', async (_label, entry, type, message) => {
-    // resolveConfig would reject some of these entries; the registry must hold even when handed them.
+    // resolveConfig would reject some of these entries; scoreRun must hold even when handed them.
     const decisions = await scoreRun(run!, { bad: entry as never, good: { scorer: ok } as never })
     const bad = decisions.find((d) => d.scorer === 'bad')!
     expect(bad.outcome).toBe('failed')
@@ -118,7 +119,7 @@ describe('scoring failures become failed decisions', () => {
     expect(decision!.record!.scorerId).toBe('named')
   })
 
-  it('a token budget that fails to answer fails the decision and is settled', async () => {
+  it('a token budget that fails to answer fails the decision, with nothing reserved to settle', async () => {
     const budget = new TokenBudget({ bad: 100 })
     budget.reserve = async () => {
       throw new Error('budget store down')
@@ -126,10 +127,10 @@ describe('scoring failures become failed decisions', () => {
     const settled: unknown[] = []
     budget.settle = (reservation) => settled.push(reservation)
     const [decision] = await scoreRun(run!, scorers({ bad: { scorer: ok, dailyTokenBudget: 100 } }), {
-      budget,
+      judge: createJudge({ budget }),
     })
     expect(decision!.outcome).toBe('failed')
     expect(decision!.record!.error!.message).toBe('budget store down')
-    expect(settled).toEqual([null])
+    expect(settled).toEqual([])
   })
 })

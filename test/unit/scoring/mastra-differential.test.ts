@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { createScorer } from '../../../src/scoring/create-scorer.ts'
 import type { Processor } from '../../../src/scoring/processor.ts'
-import { type JudgeTurn, type ScriptedJudge, scriptedJudge } from './scripted-judge.ts'
+import {
+  type JudgeTurn,
+  type ScriptedJudge,
+  scriptedJudge,
+} from '../../../src/scoring/testing/scripted-judge.ts'
 
 // Mastra's judge agent logs the failures these tests provoke on purpose; keep the output readable.
 beforeAll(() => {

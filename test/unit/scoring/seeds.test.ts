@@ -3,17 +3,15 @@
  * scripted judge. Where a seed snippet does not compile against the real types (`run.inputData`,
  * `content.length` on a message content object) the corrected access is used and noted.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { MastraDBMessage, ScorerRunInputForAgent } from '../../../src/model/message.ts'
 import { createScorer } from '../../../src/scoring/create-scorer.ts'
 import { filterRun } from '../../../src/scoring/filter-run.ts'
-import { setJudgeModelResolver } from '../../../src/scoring/judge-runtime.ts'
+import { createJudge } from '../../../src/scoring/judge.ts'
 import { ScorerRunError } from '../../../src/scoring/scorer-run-error.ts'
 import { StreamErrorRetryProcessor } from '../../../src/scoring/stream-error-retry-processor.ts'
-import { scriptedJudge } from './scripted-judge.ts'
-
-afterEach(() => setJudgeModelResolver(undefined))
+import { scriptedJudge } from '../../../src/scoring/testing/scripted-judge.ts'
 
 // ---- The custom-scorer guide's gluten checker, verbatim (model given as a string id) ----
 
@@ -144,14 +142,16 @@ describe('seed: gluten checker (custom-scorer guide)', () => {
     it(`${c.recipe} → ${c.score}`, async () => {
       const judge = chefJudge()
       const asked: string[] = []
-      setJudgeModelResolver((id) => {
-        asked.push(id)
-        return judge.model
+      const resolving = createJudge({
+        resolveModel: (id) => {
+          asked.push(id)
+          return judge.model
+        },
       })
-      const result = await glutenCheckerScorer.run({
-        input: [{ role: 'user', content: c.recipe }],
-        output: { text: c.recipe },
-      })
+      const result = await glutenCheckerScorer.run(
+        { input: [{ role: 'user', content: c.recipe }], output: { text: c.recipe } },
+        { judge: resolving },
+      )
       expect(result.score).toBe(c.score)
       expect(result.analyzeStepResult).toEqual(c.analyze)
       expect(result.reason).toMatch(c.reason)
@@ -176,7 +176,6 @@ describe('seed: gluten checker (custom-scorer guide)', () => {
 describe('seed: quote-sources (minimal judge example)', () => {
   it('scores 1 and exposes the judge output as analyzeStepResult', async () => {
     const judge = scriptedJudge(['{"hasSources":true,"sources":["Wikipedia"]}'])
-    setJudgeModelResolver(() => judge.model)
     const quoteSourcesScorer = createScorer({
       id: 'quote-sources',
       description: 'Check if the response includes sources',
@@ -200,10 +199,13 @@ ${run.output}
       })
       .generateScore(({ results }) => (results.analyzeStepResult.hasSources ? 1 : 0))
 
-    const result = await quoteSourcesScorer.run({
-      input: 'What is the capital of France?',
-      output: 'Paris is the capital of France [1]. Source: [1] Wikipedia',
-    })
+    const result = await quoteSourcesScorer.run(
+      {
+        input: 'What is the capital of France?',
+        output: 'Paris is the capital of France [1]. Source: [1] Wikipedia',
+      },
+      { judge: createJudge({ resolveModel: () => judge.model }) },
+    )
     expect(result.score).toBe(1)
     expect(result.analyzeStepResult).toEqual({ hasSources: true, sources: ['Wikipedia'] })
     expect(judge.system(0)).toBe('You are a strict evaluator.')

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../config/define-config.ts'
-import { createRateLimiter, judgeLimiterFromConfig } from './judge-governance.ts'
+import { judgeLimiterFromConfig } from './judge-from-config.ts'
 import { createJudgeLimiter } from './judge-limiter.ts'
+import { createRateLimiter } from './rate-limiter.ts'
 import { fakeTime } from './testing/fake-time.ts'
 
 const key = { model: 'openai/gpt-5-mini', provider: 'openai', modelId: 'gpt-5-mini' }
 
-describe('judge governance', () => {
+describe('judge rate and concurrency limits', () => {
   it('holds requests beyond requestsPerMinute until the minute has passed', async () => {
     const time = fakeTime()
     const limiter = createRateLimiter(

@@ -1,26 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../config/define-config.ts'
 import type { AgentRun } from '../model/index.ts'
-import { judgeUsageOf, matchesFilter, scoreRun } from './registry.ts'
+import { createJudge } from './judge.ts'
 import { shouldSample } from './sampling.ts'
+import { judgeUsageOf, matchesFilter, scoreRun } from './score-run.ts'
+import { agentRunFixture } from './testing/agent-run-fixture.ts'
 import { TokenBudget } from './token-budget.ts'
 
-function run(overrides: Partial<AgentRun> = {}): AgentRun {
-  return {
-    traceId: '5b8efff798038103d269b633813fc60c',
-    spanId: 'eee19b7ec3c1b174',
-    agentName: 'support',
-    agentId: 'agt_1',
-    convention: 'genai',
-    status: 'ok',
-    startTimeUnixNano: '1',
-    endTimeUnixNano: '2',
-    input: { inputMessages: [], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} },
-    output: [],
-    requestContext: { 'service.name': 'shop' },
-    ...overrides,
-  }
-}
+const run = agentRunFixture
 
 const seen: unknown[] = []
 const constant = (id: string, score: number) => ({
@@ -130,7 +117,7 @@ describe('scoreRun', () => {
 
   it('skips a scorer for budget once its daily judge tokens are spent, and resets the next day', async () => {
     let now = Date.UTC(2026, 10, 30, 12)
-    const budget = new TokenBudget({ judge: 100 }, () => now)
+    const judge = createJudge({ budget: new TokenBudget({ judge: 100 }, () => now) })
     const judged = {
       id: 'judge',
       run: async () => ({
@@ -144,10 +131,10 @@ describe('scoreRun', () => {
     }
     const config = entries({ judge: { scorer: judged, dailyTokenBudget: 100 } })
     const outcomes = []
-    for (let i = 0; i < 3; i++) outcomes.push((await scoreRun(run(), config, { budget }))[0]!.outcome)
+    for (let i = 0; i < 3; i++) outcomes.push((await scoreRun(run(), config, { judge }))[0]!.outcome)
     expect(outcomes).toEqual(['scored', 'scored', 'skipped-budget'])
     now += 86_400_000
-    expect((await scoreRun(run(), config, { budget }))[0]!.outcome).toBe('scored')
+    expect((await scoreRun(run(), config, { judge }))[0]!.outcome).toBe('scored')
   })
 
   it('redacts the run before the scorer sees it, leaving the original intact', async () => {

@@ -1,6 +1,4 @@
-import type { TracescoreConfig } from '../config/index.ts'
-import { createJudgeLimiter, type JudgeCallKey, type JudgeLimiter } from './judge-limiter.ts'
-import { configureJudge } from './judge-runtime.ts'
+import type { JudgeCallKey, JudgeLimiter } from './judge-limiter.ts'
 
 /** Per-model request and token rates. */
 export interface RateLimits {
@@ -71,18 +69,4 @@ export function createRateLimiter(
       t.push({ at: time.now(), n })
     },
   }
-}
-
-/** Builds the judge limiter the configuration asks for (per-model concurrency and rates). */
-export function judgeLimiterFromConfig(config: TracescoreConfig, time?: Timekeeper) {
-  const { models, defaultLimits } = config.judges
-  const limitsFor = (key: JudgeCallKey) => models[key.model] ?? models[key.modelId] ?? defaultLimits
-  const perModel = Object.fromEntries(Object.entries(models).map(([id, l]) => [id, l.concurrency]))
-  const concurrency = createJudgeLimiter({ maxConcurrency: defaultLimits.concurrency, perModel })
-  return createRateLimiter(concurrency, limitsFor, time)
-}
-
-/** Applies the configuration's judge limits and timeout to the process-wide judge runtime. */
-export function configureJudgeFromConfig(config: TracescoreConfig): void {
-  configureJudge({ limiter: judgeLimiterFromConfig(config), timeoutMs: config.judges.timeoutMs })
 }

@@ -1,9 +1,10 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
 import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
 import { withTraceContentFencing } from './fence-untrusted.ts'
+import { currentJudge, type Judge, withJudge } from './judge.ts'
 import { createRedactor, redactDeep } from './redact.ts'
 import { isSampled } from './sampling.ts'
-import type { BudgetReservation, TokenBudget } from './token-budget.ts'
+import type { BudgetReservation } from './token-budget.ts'
 
 /** What happened to one (agent run, scorer) pair. */
 export type DecisionOutcome =
@@ -23,12 +24,18 @@ export interface Decision {
   record?: ScoreRecord
   /** For not-scorable runs: the reason the scorer gave. */
   detail?: string
+  /** How long this scorer took on this run, in milliseconds, when it ran (judge calls included). */
+  durationMs?: number
 }
 
-/** What the registry needs from around it. */
-export interface RegistryDeps {
-  budget?: TokenBudget
+/** What `scoreRun` needs from around it. */
+export interface ScoreRunDeps {
+  /** The judge to score with (its daily token budgets included); default: the one in scope, else the default. */
+  judge?: Judge
+  /** Wall clock of the score records (epoch milliseconds); default `Date.now`. */
   now?: () => number
+  /** Monotonic milliseconds for `durationMs`; default `performance.now`. */
+  clock?: () => number
 }
 
 /** True when the run matches every criterion of the filter (a throwing predicate never matches). */
@@ -98,51 +105,61 @@ export function runIdOf(run: AgentRun): string {
 export async function scoreRun(
   run: AgentRun,
   entries: Record<string, ScorerEntry>,
-  deps: RegistryDeps = {},
+  deps: ScoreRunDeps = {},
 ): Promise<Decision[]> {
   return Promise.all(Object.entries(entries).map(([name, entry]) => decide(run, name, entry, deps)))
 }
 
-type AnyScorer = { id: string; name?: string; run: (input: any) => Promise<any> }
+type AnyScorer = { id: string; name?: string; run: (input: any, options?: { judge: Judge }) => Promise<any> }
 
 /** The decision for one (run, scorer) pair. */
 async function decide(
   run: AgentRun,
   name: string,
   entry: ScorerEntry,
-  deps: RegistryDeps,
+  deps: ScoreRunDeps,
 ): Promise<Decision> {
   const now = deps.now ?? Date.now
+  const judge = deps.judge ?? currentJudge()
+  const clock = deps.clock ?? (() => performance.now())
   const base = { traceId: run.traceId, spanId: run.spanId, scorer: name }
-  let reservation: BudgetReservation | null | undefined = null
+  let reservation: BudgetReservation | undefined
   let record: ScoreRecord | undefined
+  let started: number | undefined
+  const timed = () => (started === undefined ? {} : { durationMs: Math.max(0, clock() - started) })
   try {
     if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
     if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
       return { ...base, outcome: 'sampled-out' }
-    reservation = deps.budget ? await deps.budget.reserve(name) : null
-    if (reservation === undefined) return { ...base, outcome: 'skipped-budget' }
+    const claim = judge.budget ? await judge.budget.reserve(name) : undefined
+    if (claim?.outcome === 'exhausted') return { ...base, outcome: 'skipped-budget' }
+    if (claim?.outcome === 'reserved') reservation = claim.reservation
 
     const scorer = entry.scorer as AnyScorer
     record = newRecord(run, name, entry)
+    started = clock()
     const visible = entry.redact ? redactDeep(run, createRedactor(entry.redact)) : run
-    const result = await withTraceContentFencing(entry.fenceTraceContent !== false, () =>
-      scorer.run({
-        runId: record!.runId,
-        input: visible.input,
-        output: visible.output,
-        requestContext: visible.requestContext,
-      }),
+    const input = {
+      runId: record.runId,
+      input: visible.input,
+      output: visible.output,
+      requestContext: visible.requestContext,
+    }
+    // The judge goes to tracescore's scorers as an option and, for scorers that call their models
+    // themselves (`judgeModel()`), into the async context; a scorer that takes no options ignores it.
+    const result = await withJudge(judge, () =>
+      withTraceContentFencing(entry.fenceTraceContent !== false, () => scorer.run(input, { judge })),
     )
+    const duration = timed()
     record.timestampMs = now()
-    const judge = judgeUsageOf(result)
-    if (judge) {
-      record.judge = judge
+    const usage = judgeUsageOf(result)
+    if (usage) {
+      record.judge = usage
       record.scorerKind = 'llm'
     }
     if (result?.notScorable !== undefined) {
       const reason = result.notScorable?.reason
-      return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}) }
+      return { ...base, outcome: 'not-scorable', ...(reason ? { detail: String(reason) } : {}), ...duration }
     }
     if (typeof result?.score !== 'number' || !Number.isFinite(result.score)) {
       throw new TypeError(
@@ -152,8 +169,9 @@ async function decide(
     record.score = result.score
     if (typeof result.reason === 'string') record.reason = result.reason
     if (typeof result.label === 'string') record.label = result.label
-    return { ...base, outcome: 'scored', record }
+    return { ...base, outcome: 'scored', record, ...duration }
   } catch (error) {
+    const duration = timed()
     record ??= newRecord(run, name, entry)
     record.timestampMs = now()
     const partialJudge = judgeUsageOf(readSafely(() => (error as { result?: unknown }).result))
@@ -162,9 +180,9 @@ async function decide(
       record.scorerKind = 'llm'
     }
     record.error = describeError(error)
-    return { ...base, outcome: 'failed', record }
+    return { ...base, outcome: 'failed', record, ...duration }
   } finally {
-    deps.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
+    if (reservation) judge.budget?.settle(reservation, record?.judge?.totalTokens ?? 0)
   }
 }
 
