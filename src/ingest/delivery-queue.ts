@@ -18,7 +18,7 @@ export type DeliveryOutcome =
   | 'undeliverable'
 
 /** Settings of the delivery queue. */
-export interface DeliveryQueueOptions<T, R> {
+interface DeliveryQueueOptions<T, R> {
   /** Turns a trace into what the targets take (scoring); called once per trace, never retried. */
   process(trace: T): Promise<R>
   targets: readonly DeliveryTarget<R>[]

@@ -1,20 +1,11 @@
+/** The types the stages meet through: spans, agent runs in Mastra's message shapes, score records. */
 export type { AgentRun, Convention } from './agent-run.ts'
 export type {
-  CoreMessage,
-  CoreSystemMessage,
-  DataPart,
-  ErrorPart,
-  FilePart,
   MastraDBMessage,
   MastraMessageContentV2,
   MastraMessagePart,
-  ReasoningPart,
   ScorerRunInputForAgent,
   ScorerRunOutputForAgent,
-  SourceDocumentPart,
-  SourcePart,
-  StepStartPart,
-  TextPart,
   ToolInvocation,
   ToolInvocationPart,
 } from './message.ts'
@@ -26,7 +17,5 @@ export {
   type Span,
   type SpanEvent,
   SpanKind,
-  type SpanLink,
-  type SpanStatus,
   StatusCode,
 } from './span.ts'
