@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { rng } from '../../../test/unit/decode/generated-spans.ts'
 import { int64ToValue, uint64ToDecimal } from './int64-decimal.ts'
+import { rng } from './testing/generated-spans.ts'
 
 const halves = (v: bigint): [number, number] => [Number(v & 0xffffffffn), Number((v >> 32n) & 0xffffffffn)]
 
