@@ -13,7 +13,6 @@
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { uniqueName } from '../../src/ingest/testing/broker.ts'
 import { privateBroker } from '../helpers/fault-broker.ts'
 import {
   deliveredRuns,
@@ -30,8 +29,9 @@ import {
   produceRuns,
   type RunRecord,
   runKey,
-  until,
 } from '../helpers/fault-traffic.ts'
+import { uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const PORT = Number(process.env.FAULT_BROKER_PORT ?? 29392)
 const RUNS = Number(process.env.FAULT_BROKER_RUNS ?? 1_000)

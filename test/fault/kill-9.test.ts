@@ -8,7 +8,6 @@
  * restart waits for the killed member's Kafka session (30 s) to expire before it gets partitions.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
@@ -23,8 +22,9 @@ import {
   type Placement,
   produceRuns,
   runKey,
-  until,
 } from '../helpers/fault-traffic.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 10_000)
 const KILLS = 5

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { listFixtures } from '../fixtures/index.ts'
 import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { createTopic, produce, uniqueTopic } from '../helpers/kafka.ts'
+import { createTopic, produce, testKafka, uniqueName } from '../helpers/kafka.ts'
 
 // A service may start before the Collector created its topic: it waits, says so, and consumes
 // once the topic appears, instead of crashing.
 describe('tracescore run before its topic exists', () => {
   it('waits for the topic, then scores what arrives', async () => {
-    const topic = uniqueTopic('late_topic')
+    const topic = uniqueName('late_topic')
     const config = writeTempFile(
       `${topic}.config.ts`,
       `import { defineConfig } from 'tracescore'
@@ -46,9 +46,9 @@ export default defineConfig({
     }
     try {
       await until('the waiting message', () => stderr.includes(`topic ${topic} does not exist yet`))
-      await createTopic(topic, 1)
+      await createTopic(testKafka(), topic, 1)
       const fixture = listFixtures(['ai-sdk-7-genai']).find((f) => f.scenario === 'single-turn')!
-      await produce(topic, [readFileSync(fixture.protoPath)])
+      await produce(testKafka(), topic, [readFileSync(fixture.protoPath)])
       await until('a score line', () => stdout.includes('"scorer":"answered"'))
       expect(JSON.parse(stdout.trim().split('\n')[0]!)).toMatchObject({ scorer: 'answered', score: 1 })
     } finally {
@@ -58,7 +58,7 @@ export default defineConfig({
   })
 
   it('exits 0 when stopped while still waiting', async () => {
-    const topic = uniqueTopic('never_topic')
+    const topic = uniqueName('never_topic')
     const config = writeTempFile(
       `${topic}.config.ts`,
       `export default { kafka: { topic: '${topic}' }, sinks: { otlp: false }, metrics: { port: 0 } }\n`,
