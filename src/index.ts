@@ -53,7 +53,6 @@ export {
   type ScorerRunResult,
   StreamErrorRetryProcessor,
   type StreamErrorRetryProcessorOptions,
-  setJudgeModelResolver,
 } from './scoring/index.ts'
 // Sinks.
 export {

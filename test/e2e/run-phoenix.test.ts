@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
+import { repoRoot, spawnTracescore, writeTempFile } from '../helpers/cli.ts'
 import { createTopic, produce, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { getSpanAnnotations, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
 
@@ -62,15 +61,8 @@ export default defineConfig({
 })
 `,
     )
-    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const service = spawnTracescore(['run', '--config', config])
+    let code: number | null
     try {
       const traceIds = [...new Set(runs.map((r) => r.traceId))]
       const scores = await waitForSpans('default', {
@@ -108,9 +100,9 @@ export default defineConfig({
         ])
       }
     } finally {
-      child.kill('SIGTERM')
+      code = await service.stop()
     }
-    expect(await exited).toBe(0)
-    expect(stderr).not.toMatch(/"level":50/)
+    expect(code).toBe(0)
+    expect(service.stderr()).not.toMatch(/"level":50/)
   })
 })

@@ -13,6 +13,7 @@
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import { privateBroker } from '../helpers/fault-broker.ts'
 import {
   deliveredRuns,
@@ -20,7 +21,7 @@ import {
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,

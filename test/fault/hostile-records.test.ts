@@ -19,8 +19,9 @@ import {
   generateAgentTraffic,
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   agentRunRequest,
   damagedRecords,

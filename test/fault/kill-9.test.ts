@@ -8,13 +8,14 @@
  * restart waits for the killed member's Kafka session (30 s) to expire before it gets partitions.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,

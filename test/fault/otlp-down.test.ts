@@ -4,13 +4,14 @@
  * offset is committed over a run whose scores were not delivered (sampled every second).
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,

@@ -1,9 +1,13 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { freePort, type ServiceProcess, startService } from '../helpers/fault-process.ts'
+import {
+  freePort,
+  type ServiceProcess,
+  spawnTracescore,
+  startService,
+  writeTempFile,
+} from '../helpers/cli.ts'
 import { makeRuns } from '../helpers/fault-traffic.ts'
 import { createTopic, produce, readTopic, runScript, testBrokers, uniqueName } from '../helpers/kafka.ts'
 
@@ -138,31 +142,22 @@ describe('tracescore through a SASL_SSL listener (TLS + SCRAM-SHA-512)', () => {
         topic: name,
       })
       const port = await freePort()
-      const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-        cwd: repoRoot,
-        env: { ...process.env, KAFKA_BROKERS: '', TRACESCORE_METRICS_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const service = spawnTracescore(['run', '--config', config], {
+        env: { KAFKA_BROKERS: '', TRACESCORE_METRICS_PORT: String(port) },
       })
-      let output = ''
-      child.stdout.on('data', (d) => {
-        output += d
-      })
-      child.stderr.on('data', (d) => {
-        output += d
-      })
-      const exited = new Promise((resolve) => child.on('exit', resolve))
       try {
-        for (let i = 0; i < 300 && !expected.test(output); i++) await new Promise((r) => setTimeout(r, 200))
+        for (let i = 0; i < 300 && !expected.test(service.output()); i++)
+          await new Promise((r) => setTimeout(r, 200))
+        const output = service.output()
         expect(output).toMatch(expected)
         const readyz = await fetch(`http://127.0.0.1:${port}/readyz`)
         expect(readyz.status).toBe(503)
         const line = output.split('\n').find((l) => expected.test(l))!
         expect(JSON.parse(line)).toMatchObject({ level: 40, service: 'tracescore' })
       } finally {
-        child.kill('SIGTERM')
-        await exited
+        await service.stop()
       }
-      expect(secretsIn(output, wrong)).toEqual([])
+      expect(secretsIn(service.output(), wrong)).toEqual([])
     },
   )
 

@@ -54,7 +54,6 @@ const publicValues = [
   'loadConfig',
   'notScorable',
   'resolveConfig',
-  'setJudgeModelResolver',
 ]
 
 const publicTypes = [
