@@ -51,17 +51,8 @@ export interface GenResourceSpans {
   scopeSpans: GenScopeSpans[]
 }
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Deterministic pseudo-random numbers in [0, 1) from a seed (mulberry32, shared with the agent traffic generator). */
+export { seededRandom as rng } from '../../testing/agent-traffic.ts'
 
 const INT64_EDGES = [
   0n,
