@@ -13,6 +13,10 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
+          // No unit test asserts a duration (they count operations); the timeout only catches a
+          // hang. The seeded property tests (300 generated requests, every bit flip) take 1-3 s
+          // alone and over 5 s (vitest's default) on the shared 2-core machine under load 20.
+          testTimeout: 30_000,
           typecheck: {
             enabled: true,
             include: ['src/**/*.test-d.ts', 'test/**/*.test-d.ts'],

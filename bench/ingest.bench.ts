@@ -24,8 +24,8 @@ import {
   isGeneratedAgentSpan,
   seededRandom,
 } from '../src/ingest/testing/agent-traffic.ts'
-import { createTopic, deleteTopics, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
 import { TraceAssembler } from '../src/ingest/trace-assembler.ts'
+import { createTopic, deleteTopics, testKafka, uniqueName } from '../test/helpers/kafka.ts'
 
 /** One benchmark result. */
 export interface IngestBenchRow {

@@ -13,11 +13,11 @@ import type { Kafka } from 'kafkajs'
 import { pino } from 'pino'
 import { resolveConfig } from '../src/config/index.ts'
 import { createScorer, notScorable } from '../src/index.ts'
-import { createTopic, testBrokers, testKafka, uniqueName } from '../src/ingest/testing/broker.ts'
 import { createPipeline } from '../src/pipeline.ts'
 import type { Sink } from '../src/sink/index.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 import { makeRuns, produceRuns, type RunRecord, runKey } from '../test/helpers/fault-traffic.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../test/helpers/kafka.ts'
 
 /** One row of the pipeline benchmark. */
 export interface PipelineBenchRow {

@@ -10,16 +10,10 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { withFreshIds } from '../src/demo/traffic.ts'
-import {
-  createTopic,
-  deleteTopics,
-  testBrokers,
-  testKafka,
-  uniqueName,
-} from '../src/ingest/testing/broker.ts'
 import { repoRoot, writeTempFile } from '../test/helpers/cli.ts'
 import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 import { makeRuns } from '../test/helpers/fault-traffic.ts'
+import { createTopic, deleteTopics, testBrokers, testKafka, uniqueName } from '../test/helpers/kafka.ts'
 import { ensureBroker } from './pipeline.bench.ts'
 
 /** One row of the replay benchmark. */

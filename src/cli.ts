@@ -33,7 +33,7 @@ TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRA
 OTEL_EXPORTER_OTLP_*.`
 
 /** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
-export async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {
+async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {
   if (file) {
     if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`)
     return loadConfig(resolve(file))

@@ -30,7 +30,7 @@ async function phoenixAnswers(url: string): Promise<boolean> {
 }
 
 /** Options of `tracescore demo`. */
-export interface DemoOptions {
+interface DemoOptions {
   /** Records to produce (default: every recorded scenario twice). */
   runs?: number
   /** Leave a broker the demo started running at the end (it is stopped by default). */

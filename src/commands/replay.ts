@@ -6,7 +6,7 @@ import { createPipeline, type Pipeline, type PipelineRange } from '../pipeline.t
 import { exitSoon } from './exit-soon.ts'
 
 /** Where a replay starts or ends: an offset (every partition) or a time (ISO 8601 or epoch ms). */
-export type ReplayBound = { offset: number } | { timestampMs: number }
+type ReplayBound = { offset: number } | { timestampMs: number }
 
 /** Parses `--from` / `--to`: a plain integer is an offset, anything else a date. */
 export function parseReplayBound(text: string): ReplayBound {

@@ -12,10 +12,10 @@ import { judgeFromConfig } from '../scoring/judge-from-config.ts'
 import { createJsonlSink } from '../sink/index.ts'
 
 /** The default cap on one input file (`--max-file-mib`): decoded spans take several times this in memory. */
-export const DEFAULT_MAX_FILE_MIB = 256
+const DEFAULT_MAX_FILE_MIB = 256
 
 /** A file larger than the cap (or a device that never ends, such as /dev/zero). */
-export class InputTooLargeError extends Error {
+class InputTooLargeError extends Error {
   override readonly name = 'InputTooLargeError'
   constructor(maxBytes: number) {
     super(
@@ -28,7 +28,7 @@ export class InputTooLargeError extends Error {
 const formatMib = (bytes: number) => String(Math.round((bytes / 2 ** 20) * 100) / 100)
 
 /** Reads a file (or any readable path: a pipe, a device) but never more than `maxBytes`. */
-export async function readBounded(file: string, maxBytes: number): Promise<Buffer> {
+async function readBounded(file: string, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
   const stream = createReadStream(file, { highWaterMark: 1 << 20 })
@@ -45,7 +45,7 @@ export async function readBounded(file: string, maxBytes: number): Promise<Buffe
 }
 
 /** Decodes one OTLP file: a protobuf or JSON export request, or the Collector file exporter's JSON lines. */
-export function decodeOtlpFile(bytes: Uint8Array): Span[] {
+function decodeOtlpFile(bytes: Uint8Array): Span[] {
   if (detectOtlpEncoding(bytes) === 'otlp_proto') return decodeOtlpTraces(bytes, 'otlp_proto')
   const text = Buffer.from(bytes).toString('utf8')
   try {
@@ -57,7 +57,7 @@ export function decodeOtlpFile(bytes: Uint8Array): Span[] {
 }
 
 /** Options of `tracescore score`. */
-export interface ScoreFilesOptions {
+interface ScoreFilesOptions {
   /** Cap on one file, in bytes (default {@link DEFAULT_MAX_FILE_MIB} MiB). */
   maxFileBytes?: number
 }

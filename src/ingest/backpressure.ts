@@ -7,7 +7,7 @@ export interface IngestLoad {
 }
 
 /** The limits at which reading pauses; it resumes below 80% of both. */
-export interface BackpressureLimits {
+interface BackpressureLimits {
   pauseAtBufferedSpans: number
   maxQueuedTraces: number
 }

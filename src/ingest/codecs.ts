@@ -28,7 +28,7 @@ const { CompressionCodecs, CompressionTypes } = kafkajs
 type CompressionTypes = kafkajs.CompressionTypes
 
 /** What kafkajs expects from a codec factory's product. */
-export interface KafkaCodec {
+interface KafkaCodec {
   compress(encoder: { buffer: Buffer }): Promise<Buffer>
   decompress(buffer: Buffer): Promise<Buffer>
 }

@@ -10,7 +10,7 @@ import type { ConsumerFactory, ConsumerHandlers, ConsumerPort } from './consumer
 import type { IngestLogger } from './ingest-logger.ts'
 
 /** Settings of the consumer supervisor. */
-export interface ConsumerSupervisorOptions {
+interface ConsumerSupervisorOptions {
   logger: IngestLogger
   /** Backoff between replacements and how many in a row (without a join between) before giving up. */
   policy?: RetryPolicy

@@ -4,10 +4,10 @@ import { type BadRecord, deadLetterMessage, errorCode } from './dead-letter.ts'
 import type { IngestLogger } from './ingest-logger.ts'
 
 /** Produces messages to a topic, acknowledged by every in-sync replica. */
-export type SendMessages = (topic: string, messages: Message[]) => Promise<void>
+type SendMessages = (topic: string, messages: Message[]) => Promise<void>
 
 /** Settings of the dead-letter producer. */
-export interface DeadLetterProducerOptions {
+interface DeadLetterProducerOptions {
   /** The dead-letter topic; `false` drops bad records (they are still logged and counted). */
   topic: string | false
   send: SendMessages

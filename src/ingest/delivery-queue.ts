@@ -18,7 +18,7 @@ export type DeliveryOutcome =
   | 'undeliverable'
 
 /** Settings of the delivery queue. */
-export interface DeliveryQueueOptions<T, R> {
+interface DeliveryQueueOptions<T, R> {
   /** Turns a trace into what the targets take (scoring); called once per trace, never retried. */
   process(trace: T): Promise<R>
   targets: readonly DeliveryTarget<R>[]
@@ -66,34 +66,6 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
   const stopping = new AbortController()
   const drainWaiters = new Set<() => void>()
 
-  /** Delivers `result` to the pending targets at once; acknowledged ones leave `pending`. */
-  const deliverPending = async (trace: T, result: R, pending: Set<DeliveryTarget<R>>, attempt: number) => {
-    if (pending.size === 1) {
-      // The common case (one sink): no arrays, no allSettled.
-      const [target] = pending
-      try {
-        await withTimeout(target!, result, attemptTimeoutMs)
-      } catch (error) {
-        options.onFailure?.(trace, target!.name, error, attempt)
-        throw error
-      }
-      pending.clear()
-      return
-    }
-    const tried = [...pending]
-    const outcomes = await Promise.allSettled(tried.map((t) => withTimeout(t, result, attemptTimeoutMs)))
-    const errors: unknown[] = []
-    outcomes.forEach((outcome, i) => {
-      const target = tried[i]!
-      if (outcome.status === 'fulfilled') pending.delete(target)
-      else {
-        errors.push(outcome.reason)
-        options.onFailure?.(trace, target.name, outcome.reason, attempt)
-      }
-    })
-    if (errors.length > 0) throw errors.length === 1 ? errors[0] : new AggregateError(errors)
-  }
-
   const run = async (trace: T): Promise<void> => {
     let result: R
     try {
@@ -105,11 +77,16 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
     if (targets.length === 0) return options.onDone(trace, 'delivered')
     const pending = new Set(targets)
     try {
-      await retryWithBackoff((attempt) => deliverPending(trace, result, pending, attempt), {
-        policy,
-        signal: stopping.signal,
-        sleep: options.sleep,
-      })
+      const onFailure = (target: string, error: unknown, attempt: number) =>
+        options.onFailure?.(trace, target, error, attempt)
+      await retryWithBackoff(
+        (attempt) => deliverPending(result, pending, attempt, attemptTimeoutMs, onFailure),
+        {
+          policy,
+          signal: stopping.signal,
+          sleep: options.sleep,
+        },
+      )
       options.onDone(trace, 'delivered')
     } catch (error) {
       options.onDone(trace, stopping.signal.aborted ? 'abandoned' : 'undeliverable', error)
@@ -169,6 +146,43 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       pump()
     },
   }
+}
+
+/**
+ * One attempt: delivers `result` to the pending targets at once; acknowledged ones leave
+ * `pending`, failed ones are reported and make the attempt reject.
+ */
+async function deliverPending<R>(
+  result: R,
+  pending: Set<DeliveryTarget<R>>,
+  attempt: number,
+  timeoutMs: number,
+  onFailure: (target: string, error: unknown, attempt: number) => void,
+): Promise<void> {
+  if (pending.size === 1) {
+    // The common case (one sink): no arrays, no allSettled.
+    const [target] = pending
+    try {
+      await withTimeout(target!, result, timeoutMs)
+    } catch (error) {
+      onFailure(target!.name, error, attempt)
+      throw error
+    }
+    pending.clear()
+    return
+  }
+  const tried = [...pending]
+  const outcomes = await Promise.allSettled(tried.map((t) => withTimeout(t, result, timeoutMs)))
+  const errors: unknown[] = []
+  outcomes.forEach((outcome, i) => {
+    const target = tried[i]!
+    if (outcome.status === 'fulfilled') pending.delete(target)
+    else {
+      errors.push(outcome.reason)
+      onFailure(target.name, outcome.reason, attempt)
+    }
+  })
+  if (errors.length > 0) throw errors.length === 1 ? errors[0] : new AggregateError(errors)
 }
 
 /** One delivery to one target, failing after `timeoutMs` if it has not settled. */

@@ -3,7 +3,7 @@ import type { ConnectionOptions } from 'node:tls'
 import { ConfigError } from '../config/config-error.ts'
 
 /** `kafka.ssl`: on with the system's CAs, or TLS options whose PEM values are text or file paths. */
-export type KafkaSslSetting =
+type KafkaSslSetting =
   | boolean
   | {
       ca?: string | string[]

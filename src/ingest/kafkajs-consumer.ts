@@ -7,7 +7,7 @@ import type { IngestLogger } from './ingest-logger.ts'
 import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
 
 /** Settings of a kafkajs consumer behind the consumer port. */
-export interface KafkajsConsumerOptions {
+interface KafkajsConsumerOptions {
   /** The process's one kafkajs client. */
   kafka: Kafka
   groupId: string
@@ -30,7 +30,7 @@ export interface KafkajsConsumerOptions {
 }
 
 /** Raised (through `onCrash`) when a kafkajs consumer stopped fetching without crashing. */
-export class ConsumerStalledError extends Error {
+class ConsumerStalledError extends Error {
   override readonly name = 'ConsumerStalledError'
 }
 

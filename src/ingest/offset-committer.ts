@@ -3,7 +3,7 @@ import type { IngestLogger } from './ingest-logger.ts'
 import type { OffsetTracker } from './offset-tracker.ts'
 
 /** Settings of the offset committer. */
-export interface OffsetCommitterOptions {
+interface OffsetCommitterOptions {
   tracker: OffsetTracker
   /** Commits to the group (the consumer port's `commit`). */
   commit(offsets: readonly CommitOffset[]): Promise<void>

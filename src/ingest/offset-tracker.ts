@@ -81,11 +81,6 @@ export class OffsetTracker {
     else state.pending.set(n, holds - 1)
   }
 
-  /** True while the ref belongs to the partition's current assignment. */
-  isCurrent(ref: RecordRef): boolean {
-    return this.current(ref) !== undefined
-  }
-
   /** The committable offset of one partition, or undefined when nothing was read from it. */
   position(topic: string, partition: number): string | undefined {
     const state = this.partitions.get(key(topic, partition))
@@ -131,11 +126,6 @@ export class OffsetTracker {
   /** Forgets a partition (revoked by a rebalance): its outstanding refs become stale. */
   revoke(topic: string, partition: number): void {
     this.partitions.delete(key(topic, partition))
-  }
-
-  /** Forgets every partition (the consumer rejoined its group and reads from the committed offsets). */
-  revokeAll(): void {
-    this.partitions.clear()
   }
 
   /** The partitions being tracked. */

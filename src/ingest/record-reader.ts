@@ -8,14 +8,14 @@ import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
 /** Counters of what was read. */
-export interface ReadCounters {
+interface ReadCounters {
   records: number
   emptyRecords: number
   spans: number
 }
 
 /** Settings of the record reader. */
-export interface RecordReaderOptions {
+interface RecordReaderOptions {
   encoding: OtlpEncodingOption
   assembler: TraceAssembler<RecordRef>
   tracker: OffsetTracker

@@ -7,6 +7,7 @@
 
 import type { Message } from 'kafkajs'
 import { afterEach, describe, expect, it } from 'vitest'
+import { until } from '../../test/helpers/poll.ts'
 import { superviseConsumer } from './consumer-supervisor.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
@@ -22,7 +23,6 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from './testing/agent-traffic.ts'
-import { waitFor } from './testing/broker.ts'
 import { createMemoryTopic, type MemoryConsumer, type MemoryTopic } from './testing/memory-consumer.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
@@ -163,7 +163,11 @@ describe('span source on the in-memory consumer port', () => {
   it('scores every run once, delivers it and commits every partition to its end', async () => {
     const h = harness()
     await h.source.start()
-    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    await until(
+      () => h.committedToEnd() && h.delivered.size === runs(h).length,
+      60_000,
+      () => 'committed to the end',
+    )
     expectScoredOnceAndDelivered(h)
     for (const run of runs(h)) expect(h.delivered.get(run.traceId)).toBe(1)
     expect(h.source.stats()).toMatchObject({ tracesWithoutRuns: 2, deadLetters: 0, deliveryFailures: 0 })
@@ -196,17 +200,30 @@ describe('span source on the in-memory consumer port', () => {
     const failed = h.placed.find((p) => p.partition === 0 && p.agentSpanIds.length > 0)!
     first = failed.traceId
     await h.source.start()
-    await waitFor('every other run delivered', () => h.delivered.size === runs(h).length - 1)
-    await waitFor('several failed attempts', () => (attempts.get(first) ?? 0) >= 4)
-    await waitFor(
-      'partition 1 committed to its end',
+    await until(
+      () => h.delivered.size === runs(h).length - 1,
+      60_000,
+      () => 'every other run delivered',
+    )
+    await until(
+      () => (attempts.get(first) ?? 0) >= 4,
+      60_000,
+      () => 'several failed attempts',
+    )
+    await until(
       () => h.topic.committed(1) === h.topic.records(1).length,
+      60_000,
+      () => 'partition 1 committed to its end',
     )
     // Nothing of partition 0 was committed past the failing trace's record.
     const commitsWhileFailing = h.consumers[0]!.commitCalls.flat().filter((c) => c.partition === 0)
     for (const c of commitsWhileFailing) expect(Number(c.offset)).toBeLessThanOrEqual(failed.offset)
     failing.open()
-    await waitFor('committed to the end', () => h.committedToEnd())
+    await until(
+      () => h.committedToEnd(),
+      60_000,
+      () => 'committed to the end',
+    )
     expect(h.delivered.get(first)).toBe(1)
     expectScoredOnceAndDelivered(h)
     // The target that acknowledged got the trace once; the failing one was retried alone.
@@ -218,13 +235,25 @@ describe('span source on the in-memory consumer port', () => {
     const dlqDown = gate()
     const h = harness({ bad: { partition: 0, count: 3 }, sendDeadLetters: () => dlqDown.opened })
     await h.source.start()
-    await waitFor('every run delivered', () => h.delivered.size === runs(h).length)
-    await waitFor('a commit', () => h.topic.committed(1) === h.topic.records(1).length)
+    await until(
+      () => h.delivered.size === runs(h).length,
+      60_000,
+      () => 'every run delivered',
+    )
+    await until(
+      () => h.topic.committed(1) === h.topic.records(1).length,
+      60_000,
+      () => 'a commit',
+    )
     const firstBad = h.topic.records(0).findIndex((r) => r.value?.toString().startsWith('not protobuf'))
     expect(firstBad).toBeGreaterThan(0)
     expect(h.topic.committed(0)).toBeLessThanOrEqual(firstBad)
     dlqDown.open()
-    await waitFor('committed to the end', () => h.committedToEnd())
+    await until(
+      () => h.committedToEnd(),
+      60_000,
+      () => 'committed to the end',
+    )
     expect(h.deadLetters.map((m) => m.headers?.['tracescore-original-offset'])).toEqual(
       [0, 1, 2].map((i) => String(firstBad + i)),
     )
@@ -249,19 +278,32 @@ describe('span source on the in-memory consumer port', () => {
     })
     heldTrace = runs(h).find((r) => r.partition === 0 && r.offset > 2)!.traceId
     await h.source.start()
-    await waitFor('the held delivery started', () => heldStarted)
+    await until(
+      () => heldStarted,
+      60_000,
+      () => 'the held delivery started',
+    )
     // Partition 0 goes to another member: its waiting traces are dropped, the held one finishes.
     h.consumers[0]!.assign([1])
     held.open()
-    await waitFor(
-      'partition 1 committed to its end',
+    await until(
       () => h.topic.committed(1) === h.topic.records(1).length,
+      60_000,
+      () => 'partition 1 committed to its end',
     )
-    await waitFor('the held trace delivered', () => h.delivered.get(heldTrace) === 1)
+    await until(
+      () => h.delivered.get(heldTrace) === 1,
+      60_000,
+      () => 'the held trace delivered',
+    )
     expect(h.topic.committed(0)).toBeLessThanOrEqual(runs(h).find((r) => r.traceId === heldTrace)!.offset)
     // ...and comes back: read again from the committed offset; nothing is scored twice.
     h.consumers[0]!.assign([0, 1])
-    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    await until(
+      () => h.committedToEnd() && h.delivered.size === runs(h).length,
+      60_000,
+      () => 'committed to the end',
+    )
     expectScoredOnceAndDelivered(h)
     expect(h.source.stats().rebalances).toBe(3)
   })
@@ -270,11 +312,23 @@ describe('span source on the in-memory consumer port', () => {
     let crashed = false
     const h = harness({ runs: 40 })
     await h.source.start()
-    await waitFor('some runs delivered', () => h.delivered.size >= 5)
+    await until(
+      () => h.delivered.size >= 5,
+      60_000,
+      () => 'some runs delivered',
+    )
     h.consumers[0]!.crash(new Error('KafkaJSNonRetriableError: restart: false'))
     crashed = true
-    await waitFor('a new consumer', () => h.consumers.length === 2)
-    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    await until(
+      () => h.consumers.length === 2,
+      60_000,
+      () => 'a new consumer',
+    )
+    await until(
+      () => h.committedToEnd() && h.delivered.size === runs(h).length,
+      60_000,
+      () => 'committed to the end',
+    )
     expect(crashed).toBe(true)
     expectScoredOnceAndDelivered(h)
     expect(h.source.stats().crashes).toBe(1)
@@ -304,7 +358,11 @@ describe('span source on the in-memory consumer port', () => {
     const h = harness({ source: { commitTimeoutMs: 20 } })
     h.topic.hangCommits(1)
     await h.source.start()
-    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    await until(
+      () => h.committedToEnd() && h.delivered.size === runs(h).length,
+      60_000,
+      () => 'committed to the end',
+    )
     expectScoredOnceAndDelivered(h)
   })
 
@@ -313,11 +371,19 @@ describe('span source on the in-memory consumer port', () => {
     // 300 runs take many fetch rounds to read, each after a timer turn: the 5 ms tick pauses first.
     const h = harness({ runs: 300, sink: () => down.opened, source: { maxQueuedTraces: 5 } })
     await h.source.start()
-    await waitFor('paused', () => h.consumers[0]!.paused && h.source.stats().paused)
+    await until(
+      () => h.consumers[0]!.paused && h.source.stats().paused,
+      60_000,
+      () => 'paused',
+    )
     const readWhilePaused = h.source.stats().records
     expect(readWhilePaused).toBeLessThan(h.placed.length)
     down.open()
-    await waitFor('committed to the end', () => h.committedToEnd() && h.delivered.size === runs(h).length)
+    await until(
+      () => h.committedToEnd() && h.delivered.size === runs(h).length,
+      60_000,
+      () => 'committed to the end',
+    )
     expect(h.consumers[0]!.paused).toBe(false)
     expectScoredOnceAndDelivered(h)
   })

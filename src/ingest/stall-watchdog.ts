@@ -1,5 +1,5 @@
 /** Settings of a stall watchdog. */
-export interface StallWatchdogOptions {
+interface StallWatchdogOptions {
   /** Longest time without a `touch` before the watched thing counts as stalled. */
   timeoutMs: number
   /** Called once, with how long it was idle, when the timeout passed without a `touch`. */

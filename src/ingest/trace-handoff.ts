@@ -26,7 +26,7 @@ export interface HandoffCounters {
 }
 
 /** Settings of the handoff. */
-export interface TraceHandoffOptions<R> {
+interface TraceHandoffOptions<R> {
   assembler: TraceAssembler<RecordRef>
   tracker: OffsetTracker
   process(trace: IngestedTrace): Promise<R>

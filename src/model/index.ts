@@ -1,4 +1,21 @@
-export * from './agent-run.ts'
-export * from './message.ts'
-export * from './score.ts'
-export * from './span.ts'
+/** The types the stages meet through: spans, agent runs in Mastra's message shapes, score records. */
+export type { AgentRun, Convention } from './agent-run.ts'
+export type {
+  MastraDBMessage,
+  MastraMessageContentV2,
+  MastraMessagePart,
+  ScorerRunInputForAgent,
+  ScorerRunOutputForAgent,
+  ToolInvocation,
+  ToolInvocationPart,
+} from './message.ts'
+export type { JudgeUsage, ScoreRecord } from './score.ts'
+export {
+  type Attributes,
+  type AttributeValue,
+  type InstrumentationScope,
+  type Span,
+  type SpanEvent,
+  SpanKind,
+  StatusCode,
+} from './span.ts'

@@ -29,11 +29,11 @@ interface PartBase {
   createdAt?: number
 }
 
-export interface TextPart extends PartBase {
+interface TextPart extends PartBase {
   type: 'text'
   text: string
 }
-export interface ReasoningPart extends PartBase {
+interface ReasoningPart extends PartBase {
   type: 'reasoning'
   reasoning: string
   details: ({ type: 'text'; text: string; signature?: string } | { type: 'redacted'; data: string })[]
@@ -45,32 +45,32 @@ export interface ToolInvocationPart extends PartBase {
   title?: string
   preliminary?: boolean
 }
-export interface StepStartPart extends PartBase {
+interface StepStartPart extends PartBase {
   type: 'step-start'
   model?: string
 }
-export interface FilePart extends PartBase {
+interface FilePart extends PartBase {
   type: 'file'
   mimeType: string
   data: string
   filename?: string
 }
-export interface SourcePart extends PartBase {
+interface SourcePart extends PartBase {
   type: 'source'
   source: { sourceType: 'url'; id: string; url: string; title?: string; providerMetadata?: unknown }
 }
-export interface SourceDocumentPart extends PartBase {
+interface SourceDocumentPart extends PartBase {
   type: 'source-document'
   sourceId: string
   mediaType: string
   title: string
   filename?: string
 }
-export interface ErrorPart extends PartBase {
+interface ErrorPart extends PartBase {
   type: 'error'
   error: { name: string; message: string }
 }
-export interface DataPart extends PartBase {
+interface DataPart extends PartBase {
   type: `data-${string}`
   data: unknown
   id?: string
@@ -113,14 +113,14 @@ export interface MastraDBMessage {
 }
 
 /** AI SDK v4 system message, as Mastra puts agent instructions into `systemMessages`. */
-export interface CoreSystemMessage {
+interface CoreSystemMessage {
   role: 'system'
   content: string
   providerOptions?: Record<string, unknown>
 }
 
 /** AI SDK v4 message (`CoreMessage`), loosely typed. */
-export type CoreMessage =
+type CoreMessage =
   | CoreSystemMessage
   | { role: 'user' | 'assistant' | 'tool'; content: unknown; providerOptions?: Record<string, unknown> }
 

@@ -2,7 +2,7 @@ import type { ScoreRecord } from '../model/index.ts'
 import type { Sink } from './sink.ts'
 
 /** Options of `coalesceDeliveries`. */
-export interface CoalesceOptions {
+interface CoalesceOptions {
   /** How long a delivery waits for others to join its batch. Default 5 ms. */
   lingerMs?: number
   /** A batch is sent at once when it holds this many records. Default 512. */

@@ -27,7 +27,7 @@ export function sinkTarget(sink: Sink, metrics?: Metrics): DeliveryTarget<TraceS
 }
 
 /** The JSON record of one decision on the decisions topic (`kafka.decisionsTopic`). */
-export function toDecisionMessage(decision: Decision) {
+function toDecisionMessage(decision: Decision) {
   return {
     traceId: decision.traceId,
     spanId: decision.spanId,

@@ -15,7 +15,7 @@ export class HttpStatusError extends Error {
 }
 
 /** A JSON POST request. */
-export interface PostJsonRequest {
+interface PostJsonRequest {
   url: string
   body: unknown
   headers?: Record<string, string>

@@ -7,7 +7,7 @@ import type { CountingSink } from './sink.ts'
  * One line of `tracescore score` output and of the JSONL sink. Missing values are `null`, so
  * every line has the same keys; `error` is present only when scoring failed.
  */
-export interface ScoreLine {
+interface ScoreLine {
   traceId: string
   spanId: string
   agentName: string | null
@@ -18,7 +18,7 @@ export interface ScoreLine {
 }
 
 /** The output line of a record (`scorer` is the scorer id). */
-export function toScoreLine(record: ScoreRecord): ScoreLine {
+function toScoreLine(record: ScoreRecord): ScoreLine {
   const line: ScoreLine = {
     traceId: record.traceId,
     spanId: record.spanId,

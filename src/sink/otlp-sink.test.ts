@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { createOtlpSink } from './otlp-sink.ts'
 import { SinkDeliveryError } from './retrying-delivery.ts'
 import { scoreSpanId } from './score-span-id.ts'
-import { decodeOtlpJsonSpans } from './testing/otlp-json.ts'
 import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
 import { scoreRecordFixture } from './testing/score-record-fixture.ts'
 import { tracescoreVersion } from './tracescore-version.ts'
@@ -51,14 +51,16 @@ describe('createOtlpSink over OTLP/JSON', () => {
     expect(request.url).toBe('/v1/traces')
     expect(request.headers['content-type']).toBe('application/json')
     expect(request.headers.authorization).toBe('Bearer t0ken')
-    const spans = decodeOtlpJsonSpans(request.json)
+    const spans = decodeOtlpTraces(request.body)
     expect(spans).toHaveLength(2)
     const [a, b] = spans as [(typeof spans)[0], (typeof spans)[0]]
 
     expect(a.traceId).toBe(ok.traceId)
     expect(a.spanId).toBe(scoreSpanId(ok.traceId, ok.spanId, 'task-success'))
     expect(a.parentSpanId).toBe(ok.spanId)
-    expect(a.links).toEqual([{ traceId: ok.traceId, spanId: ok.spanId }])
+    expect(a.links).toEqual([
+      { traceId: ok.traceId, spanId: ok.spanId, attributes: { 'opentracing.ref_type': 'child_of' } },
+    ])
     expect(a.name).toBe('evaluation task-success')
     expect(a.kind).toBe(1) // OTLP SPAN_KIND_INTERNAL
     expect(a.startTimeUnixNano).toBe('1764500000123000000')
@@ -105,7 +107,7 @@ describe('createOtlpSink over OTLP/JSON', () => {
     await sink.close()
 
     expect(server.requests.map((r) => r.status)).toEqual([500, 500, 200])
-    const ids = server.requests.map((r) => decodeOtlpJsonSpans(r.json).map((s) => s.spanId))
+    const ids = server.requests.map((r) => decodeOtlpTraces(r.body).map((s) => s.spanId))
     expect(new Set(ids.flat()).size).toBe(1)
     expect(sleeps).toEqual([100, 200])
     expect(sink.stats()).toEqual({ delivered: 1, failed: 0, retries: 2, skipped: 0 })
@@ -135,7 +137,7 @@ describe('createOtlpSink over OTLP/JSON', () => {
     const sink = jsonSink({ passThreshold: { 'task-success': 0.9 } })
     await sink.deliver([scoreRecordFixture()])
     await sink.close()
-    const [span] = decodeOtlpJsonSpans(server.requests[0]!.json)
+    const [span] = decodeOtlpTraces(server.requests[0]!.body)
     expect(span?.attributes['gen_ai.evaluation.score.label']).toBe('fail')
     expect(span?.events[0]?.attributes['gen_ai.evaluation.score.label']).toBe('fail')
   })
@@ -144,7 +146,7 @@ describe('createOtlpSink over OTLP/JSON', () => {
     const sink = jsonSink({ maxBatchSize: 2 })
     await sink.deliver(['a', 'b', 'c', 'd', 'e'].map((scorerId) => scoreRecordFixture({ scorerId })))
     await sink.close()
-    expect(server.requests.map((r) => decodeOtlpJsonSpans(r.json).length)).toEqual([2, 2, 1])
+    expect(server.requests.map((r) => decodeOtlpTraces(r.body).length)).toEqual([2, 2, 1])
     expect(sink.stats().delivered).toBe(5)
   })
 
@@ -175,7 +177,7 @@ describe('createOtlpSink over OTLP/JSON', () => {
     ])
     await sink.close()
     expect(server.requests).toHaveLength(1)
-    expect(decodeOtlpJsonSpans(server.requests[0]!.json)).toHaveLength(1)
+    expect(decodeOtlpTraces(server.requests[0]!.body)).toHaveLength(1)
     expect(sink.stats()).toEqual({ delivered: 1, failed: 0, retries: 0, skipped: 2 })
   })
 

@@ -20,7 +20,7 @@ export function createOtlpSink(config: OtlpSinkConfig = {}): CountingSink {
 }
 
 /** The OTLP sink over a given exporter (any `SpanExporter`, e.g. an in-memory one). */
-export function createOtlpSinkWithExporter(
+function createOtlpSinkWithExporter(
   config: Pick<OtlpSinkConfig, 'passThreshold' | 'resourceAttributes' | 'maxBatchSize'> & RetryOptions,
   exporter: SpanExporter,
 ): CountingSink {
@@ -54,7 +54,7 @@ export function createOtlpSinkWithExporter(
 }
 
 /** The OTLP/HTTP exporter for a resolved config: JSON or protobuf by protocol, score values as doubles. */
-export function createOtlpExporter(config: ResolvedOtlpSinkConfig): SpanExporter {
+function createOtlpExporter(config: ResolvedOtlpSinkConfig): SpanExporter {
   return createScoreSpanExporter(config)
 }
 

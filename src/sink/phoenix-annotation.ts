@@ -4,7 +4,7 @@ import { scoreLabel } from './score-attributes.ts'
 import { scoreSpanId } from './score-span-id.ts'
 
 /** One entry of `POST /v1/span_annotations` (Phoenix `SpanAnnotationData`). */
-export interface PhoenixSpanAnnotation {
+interface PhoenixSpanAnnotation {
   span_id: string
   name: string
   annotator_kind: 'LLM' | 'CODE'

@@ -40,13 +40,13 @@ export function isRetryableError(error: unknown): boolean {
 }
 
 /** Options of a retrying delivery. */
-export interface RetryingDeliveryOptions extends RetryOptions {
+interface RetryingDeliveryOptions extends RetryOptions {
   /** The sink's name, used in errors and retry events. */
   sink: string
 }
 
 /** Runs delivery attempts under a retry policy and keeps the sink's counters. */
-export interface RetryingDelivery {
+interface RetryingDelivery {
   /** Tries `attempt` until it resolves or the budget is spent; `records` is what is counted. */
   run(records: number, attempt: () => Promise<void>): Promise<void>
   /** Counts records that needed no delivery. */

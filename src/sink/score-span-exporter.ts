@@ -17,7 +17,7 @@ import { withDoubleScoresJson, withDoubleScoresProto } from './score-value-encod
 type TraceSerializer = ISerializer<ReadableSpan[], IExportTraceServiceResponse>
 
 /** The OTel serializer of a protocol, with score values always written as doubles. */
-export function scoreSpanSerializer(protocol: ResolvedOtlpSinkConfig['protocol']): TraceSerializer {
+function scoreSpanSerializer(protocol: ResolvedOtlpSinkConfig['protocol']): TraceSerializer {
   const [base, doubles] =
     protocol === 'http/json'
       ? [JsonTraceSerializer, withDoubleScoresJson]

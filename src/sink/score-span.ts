@@ -12,7 +12,7 @@ import { scoreSpanId } from './score-span-id.ts'
 import { tracescoreVersion } from './tracescore-version.ts'
 
 /** The name of the span event that repeats the evaluation result (GenAI semconv). */
-export const evaluationResultEvent = 'gen_ai.evaluation.result'
+const evaluationResultEvent = 'gen_ai.evaluation.result'
 
 /** The resource of tracescore's own spans: `service.name=tracescore` plus any extra attributes. */
 export function scoreSpanResource(extra: Attributes = {}): Resource {
@@ -29,13 +29,13 @@ export function scoreSpanResource(extra: Attributes = {}): Resource {
  * `opentracing.ref_type=child_of` (semconv's compatibility attribute) the score span would become
  * FOLLOWS_FROM the agent span in Jaeger instead of its CHILD_OF.
  */
-export const agentSpanLinkAttributes: Attributes = { 'opentracing.ref_type': 'child_of' }
+const agentSpanLinkAttributes: Attributes = { 'opentracing.ref_type': 'child_of' }
 
 /** The instrumentation scope of score spans. */
-export const scoreSpanScope: InstrumentationScope = { name: 'tracescore', version: tracescoreVersion }
+const scoreSpanScope: InstrumentationScope = { name: 'tracescore', version: tracescoreVersion }
 
 /** What a score span is built with besides the record. */
-export interface ScoreSpanOptions {
+interface ScoreSpanOptions {
   /** One resource shared by all spans of a sink (the exporter groups spans by resource object). */
   resource: Resource
   passThreshold?: PassThreshold

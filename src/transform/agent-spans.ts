@@ -34,7 +34,7 @@ export function findAgentSpans(spans: readonly Span[]): Span[] {
 }
 
 /** The runs of one trace and the spans that head them. */
-export interface TraceRuns {
+interface TraceRuns {
   /** Run spans, earliest first. */
   runs: Span[]
   /** Spans that head a part of a run, by span id: each run span and its continuations. */

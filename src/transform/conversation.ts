@@ -2,7 +2,7 @@ import { type ChatMessage, messageText } from './chat-message.ts'
 import type { Notes } from './notes.ts'
 
 /** A run's conversation split the way Mastra's `MessageList` keeps it. */
-export interface Conversation {
+interface Conversation {
   /** System texts: the agent instructions, else the system messages sent to the model. */
   system: string[]
   /** The new user message(s) of this turn. */

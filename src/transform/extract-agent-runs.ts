@@ -107,12 +107,14 @@ interface RunPlace {
   reader?: ConventionReader
 }
 
-function buildRun(
+/** Notes what the trace lacks around a run: its agent span or that span's parent, parents of adopted spans, an end. */
+function noteGaps(
   tree: SpanTree,
   agent: Span,
-  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent)! }: RunPlace,
-): AgentRun {
-  const notes = new Notes()
+  extraRoots: readonly Span[],
+  adopted: readonly Span[],
+  notes: Notes,
+): void {
   if (!tree.byId.has(agent.spanId)) {
     notes.add(
       `agent span ${agent.spanId} is missing; the run is rebuilt from the ${extraRoots.length} span(s) under it`,
@@ -133,6 +135,15 @@ function buildRun(
   if (compareNanos(agent.endTimeUnixNano, agent.startTimeUnixNano) < 0 || agent.endTimeUnixNano === '0') {
     notes.add('agent span has not ended')
   }
+}
+
+function buildRun(
+  tree: SpanTree,
+  agent: Span,
+  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent)! }: RunPlace,
+): AgentRun {
+  const notes = new Notes()
+  noteGaps(tree, agent, extraRoots, adopted, notes)
 
   const metadata = reader.metadata(agent, notes)
   // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.

@@ -4,7 +4,7 @@ import { readerFor, spanRole } from './detect-convention.ts'
 import { byStart, compareNanos, type SpanTree, walkBelow } from './span-tree.ts'
 
 /** A run whose agent span never arrived: a stand-in span for it, and the spans it left behind. */
-export interface LostAgentRun {
+interface LostAgentRun {
   /** Stands for the missing agent span: its id, the window and outcome of its children. */
   agent: Span
   /** The spans whose parent it was, heads of the subtrees the run is rebuilt from. */

@@ -15,7 +15,7 @@ export interface MessageContext {
 }
 
 /** A tool call as Mastra's `toolInvocation` (result or error by state). */
-export function toToolInvocation(call: ToolCallRecord): ToolInvocation {
+function toToolInvocation(call: ToolCallRecord): ToolInvocation {
   const base = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args }
   if (call.state === 'output-error')
     return { ...base, state: 'output-error', errorText: call.errorText ?? 'error' }

@@ -125,7 +125,7 @@ export function parseArgs(value: unknown): unknown {
 }
 
 /** Unwraps AI SDK tool outputs `{type:'json'|'text'|'error-text'|..., value}`. */
-export function unwrapToolOutput(output: unknown): { result: unknown; isError: boolean } {
+function unwrapToolOutput(output: unknown): { result: unknown; isError: boolean } {
   if (isRecord(output) && typeof output.type === 'string' && Object.hasOwn(output, 'value')) {
     const isError = output.type.startsWith('error')
     return { result: output.value, isError }

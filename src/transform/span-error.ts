@@ -2,7 +2,7 @@ import { type Span, StatusCode } from '../model/index.ts'
 import { readString } from './read-attribute.ts'
 
 /** What `spanError` gives for a failed span that recorded no message (content capture off). */
-export const UNRECORDED_ERROR = 'error (message not recorded)'
+const UNRECORDED_ERROR = 'error (message not recorded)'
 
 /**
  * The error message of a failed span (status ERROR): the status message, else the recorded

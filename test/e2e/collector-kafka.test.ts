@@ -7,14 +7,15 @@ import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 import { registerCompressionCodecs } from '../../src/ingest/codecs.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
-import { repoRoot } from '../helpers/cli.ts'
-import { freePort, type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
-import { groupOffsets, until } from '../helpers/fault-traffic.ts'
+import { freePort, repoRoot, type ServiceProcess, startService } from '../helpers/cli.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
+import { groupOffsets } from '../helpers/fault-traffic.ts'
 import { getJaegerTrace, jaegerOtlpUrl, jaegerParent, jaegerTag, jaegerUrl } from '../helpers/jaeger.ts'
-import { brokers, consume, createTopic, deleteTopics, kafka, uniqueTopic } from '../helpers/kafka.ts'
+import { createTopic, deleteTopics, readTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { type LiveTraffic, runLiveAgents } from '../helpers/live-agents.ts'
 import { type Collector, otelcolBinary, startCollector } from '../helpers/otelcol.ts'
 import { getSpans, phoenixUrl, phoenixVersion, waitForSpans } from '../helpers/phoenix.ts'
+import { until } from '../helpers/poll.ts'
 
 // The chain users run: instrumented JavaScript agents export OTLP/HTTP to the OpenTelemetry
 // Collector (built from the upstream Go modules, tools/otelcol), whose kafka exporter writes one
@@ -50,7 +51,7 @@ const routes: Route[] = [
 ].map((r) => ({
   ...r,
   port: 0,
-  topic: uniqueTopic(`e2e_otelcol_${r.encoding}_${r.compression}`),
+  topic: uniqueName(`e2e_otelcol_${r.encoding}_${r.compression}`),
   result: { phoenix: 0, jaeger: 0 },
 }))
 const project = `collector-e2e-${randomUUID().slice(0, 8)}`
@@ -64,7 +65,7 @@ function collectorConfig(): string {
   for (const r of routes) {
     lines.push(
       `  kafka/${r.name}:`,
-      `    brokers: ${JSON.stringify(brokers())}`,
+      `    brokers: ${JSON.stringify(testBrokers())}`,
       `    traces: { topic: ${r.topic}, encoding: ${r.encoding} }`,
       '    partition_traces_by_id: true',
       `    producer: { compression: ${r.compression} }`,
@@ -93,20 +94,20 @@ function collectorConfig(): string {
 
 /** Every record of a topic, decoded: the spans the Collector wrote. */
 async function topicSpans(r: Route) {
-  const offsets = await kafka().admin()
+  const offsets = await testKafka().admin()
   await offsets.connect()
   const watermarks = await offsets.fetchTopicOffsets(r.topic).finally(() => offsets.disconnect())
   const count = watermarks.reduce((n, p) => n + Number(p.high) - Number(p.low), 0)
-  const records = await consume(r.topic, count, { timeoutMs: 60_000 })
+  const records = await readTopic(testKafka(), r.topic, count, 60_000)
   return records.flatMap((record) => decodeOtlpTraces(record.value!, r.encoding))
 }
 
 /** Records between the group's committed offsets and the high watermarks of the route's topic. */
 async function lag(r: Route): Promise<number> {
-  const admin = kafka().admin()
+  const admin = testKafka().admin()
   await admin.connect()
   const watermarks = await admin.fetchTopicOffsets(r.topic).finally(() => admin.disconnect())
-  const committed = await groupOffsets(kafka(), r.topic, r.topic)
+  const committed = await groupOffsets(testKafka(), r.topic, r.topic)
   return watermarks.reduce((n, p) => n + Number(p.high) - Math.max(0, committed.get(p.partition) ?? 0), 0)
 }
 
@@ -125,7 +126,7 @@ describe('agents → OpenTelemetry Collector → Kafka → tracescore run → Co
     judge = await startScriptedJudge(demoJudgePolicy)
     for (const r of routes) {
       r.port = await freePort()
-      await createTopic(r.topic, 3)
+      await createTopic(testKafka(), r.topic, 3)
     }
     versions.push(
       `${(await execFileP(await otelcolBinary(), ['--version'])).stdout.trim()} (contrib ${goModVersion('otelcol', 'opentelemetry-collector-contrib/exporter/kafkaexporter')})`,
@@ -143,7 +144,7 @@ const judge = createOpenAICompatible({ name: 'scripted', baseURL: '${judge.baseU
     await Promise.all(
       routes.map(async (r) => {
         const config = writeServiceConfig(r.topic, {
-          brokers: brokers(),
+          brokers: testBrokers(),
           topic: r.topic,
           groupId: r.topic,
           deadLetterTopic: `${r.topic}_dlq`,
@@ -165,7 +166,10 @@ const judge = createOpenAICompatible({ name: 'scripted', baseURL: '${judge.baseU
     const exits = await Promise.all(started.map((r) => r.service!.stop()))
     await collector?.stop()
     await judge?.close()
-    await deleteTopics(routes.flatMap((r) => [r.topic, `${r.topic}_dlq`]))
+    await deleteTopics(
+      testKafka(),
+      routes.flatMap((r) => [r.topic, `${r.topic}_dlq`]),
+    )
     // The closing note: the versions that ran and what each route delivered.
     const cell = (v: unknown, width: number) => String(v ?? '?').padStart(width)
     const rows = routes.map(

@@ -10,7 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { describe, expect, it } from 'vitest'
-import { repoRoot, runScript, uniqueTopic } from '../helpers/kafka.ts'
+import { repoRoot, runScript, uniqueName } from '../helpers/kafka.ts'
 import {
   annotateSpans,
   getSpanAnnotations,
@@ -115,8 +115,8 @@ describe('local Phoenix', () => {
   })
 
   it('routes spans to a project by x-project-name header or openinference.project.name', async () => {
-    const byHeader = uniqueTopic('smoke-project')
-    const byResource = uniqueTopic('smoke-project')
+    const byHeader = uniqueName('smoke-project')
+    const byResource = uniqueName('smoke-project')
     expect(await getSpans(byHeader)).toEqual([]) // not created yet: 404, read as no spans
     const a = await sendTrace({ headers: { 'x-project-name': byHeader } })
     const b = await sendTrace({ resource: { 'openinference.project.name': byResource } })

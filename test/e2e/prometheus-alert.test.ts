@@ -5,10 +5,9 @@ import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { type ServiceProcess, startService } from '../helpers/fault-process.ts'
-import { until } from '../helpers/fault-traffic.ts'
-import { brokers, createTopic, produce, uniqueTopic } from '../helpers/kafka.ts'
+import { repoRoot, type ServiceProcess, startService, writeTempFile } from '../helpers/cli.ts'
+import { createTopic, produce, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 import { ensurePrometheus, type PrometheusServer, startPrometheus } from '../helpers/prometheus.ts'
 
 // A real Prometheus scraping a running `tracescore run` every second and evaluating the shipped
@@ -40,7 +39,7 @@ function dashboardQueries(): { title: string; expr: string }[] {
 }
 
 describe('Prometheus alerts on a running tracescore', () => {
-  const topic = uniqueTopic('e2e_prometheus')
+  const topic = uniqueName('e2e_prometheus')
   const sample = loadTrafficSamples(`${repoRoot}test/fixtures/data`).find(
     (s) => s.name === 'ai-sdk-7-genai/single-turn',
   )!
@@ -55,6 +54,7 @@ describe('Prometheus alerts on a running tracescore', () => {
   /** Produces `n` copies of the sample under fresh trace ids: one agent run each. */
   const sendRuns = (n: number) =>
     produce(
+      testKafka(),
       topic,
       Array.from({ length: n }, () => {
         const t = withFreshIds(sample)
@@ -75,7 +75,7 @@ describe('Prometheus alerts on a running tracescore', () => {
       if (/explain why/i.test(prompt)) return 'Scripted judge: a fixed rating for this test.'
       return JSON.stringify({ score: judgeScore })
     })
-    await createTopic(topic, 2)
+    await createTopic(testKafka(), topic, 2)
     const config = writeTempFile(
       `${topic}.config.ts`,
       `import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
@@ -84,7 +84,7 @@ import { createHelpfulnessScorer } from '../../config/scorers/helpfulness.ts'
 
 const judge = createOpenAICompatible({ name: 'scripted', baseURL: '${judge.baseURL}' })('scripted-judge')
 export default defineConfig({
-  kafka: { brokers: ${JSON.stringify(brokers())}, topic: '${topic}', groupId: '${topic}', fromBeginning: true },
+  kafka: { brokers: ${JSON.stringify(testBrokers())}, topic: '${topic}', groupId: '${topic}', fromBeginning: true },
   assembly: { settleMs: 100 },
   scorers: { helpfulness: { scorer: createHelpfulnessScorer(judge) } },
   sinks: { otlp: false },

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
@@ -9,18 +7,10 @@ import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import type { Span } from '../../src/model/index.ts'
 import { shouldSample } from '../../src/scoring/sampling.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
+import { freePort, repoRoot, spawnTracescore, writeTempFile } from '../helpers/cli.ts'
 import { getSpans, phoenixTracesEndpoint } from '../helpers/phoenix.ts'
 
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const port = (server.address() as { port: number }).port
-  await new Promise((r) => server.close(r))
-  return port
-}
 
 async function until<T>(
   what: string,
@@ -108,15 +98,8 @@ export default defineConfig({
 })
 `,
     )
-    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const service = spawnTracescore(['run', '--config', config])
+    let code: number | null
     try {
       const metricsUrl = `http://127.0.0.1:${metricsPort}`
       await until('/readyz', async () =>
@@ -181,10 +164,10 @@ export default defineConfig({
       expect(text).toMatch(new RegExp(`^tracescore_records_total ${traffic.length}$`, 'm'))
       expect(text).toMatch(/^tracescore_consumer_lag\{partition="0"\} \d+$/m)
     } finally {
-      child.kill('SIGTERM')
+      code = await service.stop()
     }
-    expect(await exited).toBe(0)
-    expect(stderr).not.toMatch(/"level":50/)
+    expect(code).toBe(0)
+    expect(service.stderr()).not.toMatch(/"level":50/)
     // Graceful stop committed everything that was delivered.
     const admin = kafka.admin()
     await admin.connect()

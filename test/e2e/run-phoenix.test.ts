@@ -1,19 +1,18 @@
-import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { demoJudgePolicy } from '../../src/demo/demo-judge-policy.ts'
 import { startScriptedJudge } from '../../src/demo/scripted-judge-server.ts'
 import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { createTopic, produce, uniqueTopic } from '../helpers/kafka.ts'
+import { repoRoot, spawnTracescore, writeTempFile } from '../helpers/cli.ts'
+import { createTopic, produce, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { getSpanAnnotations, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
 
 // `tracescore run` as a user runs it, between a real Kafka broker and a real Phoenix server:
 // the agent traces (recorded from real instrumentation, fresh trace ids) go to Kafka and to
 // Phoenix; tracescore's score spans must land in Phoenix in the same traces, under the agent spans.
 describe('tracescore run → Phoenix', () => {
-  const topic = uniqueTopic('e2e_run')
+  const topic = uniqueName('e2e_run')
   const samples = loadTrafficSamples(`${repoRoot}test/fixtures/data`).filter((s) =>
     /^(ai-sdk-7-genai|mastra|openinference-openai)\//.test(s.name),
   )
@@ -23,7 +22,7 @@ describe('tracescore run → Phoenix', () => {
 
   beforeAll(async () => {
     judge = await startScriptedJudge(demoJudgePolicy)
-    await createTopic(topic, 2)
+    await createTopic(testKafka(), topic, 2)
     for (const t of traffic) {
       const res = await fetch(`${phoenixUrl()}/v1/traces`, {
         method: 'POST',
@@ -33,6 +32,7 @@ describe('tracescore run → Phoenix', () => {
       expect(res.status).toBe(200)
     }
     await produce(
+      testKafka(),
       topic,
       traffic.map((t) => ({ key: t.traceIds[0]!, value: t.payload })),
     )
@@ -61,15 +61,8 @@ export default defineConfig({
 })
 `,
     )
-    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    const service = spawnTracescore(['run', '--config', config])
+    let code: number | null
     try {
       const traceIds = [...new Set(runs.map((r) => r.traceId))]
       const scores = await waitForSpans('default', {
@@ -107,9 +100,9 @@ export default defineConfig({
         ])
       }
     } finally {
-      child.kill('SIGTERM')
+      code = await service.stop()
     }
-    expect(await exited).toBe(0)
-    expect(stderr).not.toMatch(/"level":50/)
+    expect(code).toBe(0)
+    expect(service.stderr()).not.toMatch(/"level":50/)
   })
 })

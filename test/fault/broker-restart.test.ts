@@ -13,7 +13,7 @@
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { uniqueName } from '../../src/ingest/testing/broker.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import { privateBroker } from '../helpers/fault-broker.ts'
 import {
   deliveredRuns,
@@ -21,7 +21,7 @@ import {
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,
@@ -30,8 +30,9 @@ import {
   produceRuns,
   type RunRecord,
   runKey,
-  until,
 } from '../helpers/fault-traffic.ts'
+import { uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const PORT = Number(process.env.FAULT_BROKER_PORT ?? 29392)
 const RUNS = Number(process.env.FAULT_BROKER_RUNS ?? 1_000)

@@ -19,16 +19,9 @@ import {
   generateAgentTraffic,
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  endOffsets,
-  readTopic,
-  testBrokers,
-  testKafka,
-  uniqueName,
-} from '../../src/ingest/testing/broker.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   agentRunRequest,
   damagedRecords,
@@ -36,8 +29,10 @@ import {
   type HostileRecord,
   hugeTrace,
 } from '../helpers/fault-records.ts'
-import { groupOffsets, makeRuns, runKey, until } from '../helpers/fault-traffic.ts'
+import { groupOffsets, makeRuns, runKey } from '../helpers/fault-traffic.ts'
 import { base64Run, deepJsonText } from '../helpers/hostile-inputs.ts'
+import { createTopic, endOffsets, readTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const HOSTILE = Number(process.env.FAULT_HOSTILE_RECORDS ?? 10_000)
 const GOOD_RUNS = 500

@@ -7,11 +7,13 @@
  * a 400), judge concurrency stays within its limit, and each outcome matches what the judge did.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import { type FaultJudge, type FaultJudgeReply, startFaultJudge, unitHash } from '../helpers/fault-judge.ts'
 import { type OtlpReceiver, scoresByRun, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
-import { groupOffsets, makeRuns, produceRuns, runKey, until } from '../helpers/fault-traffic.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
+import { groupOffsets, makeRuns, produceRuns, runKey } from '../helpers/fault-traffic.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_JUDGE_RUNS ?? 1_000)
 const MAX_RETRIES = 3

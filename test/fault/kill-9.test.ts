@@ -8,14 +8,14 @@
  * restart waits for the killed member's Kafka session (30 s) to expire before it gets partitions.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,
@@ -23,8 +23,9 @@ import {
   type Placement,
   produceRuns,
   runKey,
-  until,
 } from '../helpers/fault-traffic.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 10_000)
 const KILLS = 5

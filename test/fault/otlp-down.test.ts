@@ -4,14 +4,14 @@
  * offset is committed over a run whose scores were not delivered (sampled every second).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
+import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
   scoresByRun,
   startOtlpReceiver,
 } from '../helpers/fault-otlp-receiver.ts'
-import { type ServiceProcess, startService, writeServiceConfig } from '../helpers/fault-process.ts'
+import { writeServiceConfig } from '../helpers/fault-process.ts'
 import {
   commitViolations,
   groupOffsets,
@@ -19,8 +19,9 @@ import {
   type Placement,
   produceRuns,
   runKey,
-  until,
 } from '../helpers/fault-traffic.ts'
+import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_OTLP_RUNS ?? 3_000)
 const OUTAGE_MS = Number(process.env.FAULT_OTLP_OUTAGE_MS ?? 20_000)

@@ -3,8 +3,9 @@
  * the hostile-input tests and `bench/hostile.bench.ts`. Every builder takes a size (characters,
  * bytes or spans) so a caller can double it and watch how the time grows.
  */
+
+import { ProtoWriter } from '../../src/ingest/decode/testing/proto-writer.ts'
 import type { Span } from '../../src/model/index.ts'
-import { ProtoWriter } from '../unit/decode/proto-writer.ts'
 
 const TRACE_ID = '5b8efff798038103d269b633813fc60c'
 const BASE_NANOS = 1_764_500_000_000_000_000n

@@ -1,9 +1,10 @@
 /**
- * Shared helpers for tests on the real local broker started by `bash scripts/kafka-start.sh`
- * (Kafka 4.1.2, KRaft single node, 127.0.0.1:9092; `KAFKA_BROKERS` overrides).
+ * The one module of Kafka helpers for tests and benchmarks on the real local broker started by
+ * `bash scripts/kafka-start.sh` (Kafka 4.1.2, KRaft single node, 127.0.0.1:9092; `KAFKA_BROKERS`
+ * overrides): clients, unique topics, producing, reading a topic back, offsets, extra brokers.
  *
  * Notes for test authors:
- * - Use `uniqueTopic()` and create it with `createTopic()` before producing: the broker
+ * - Use `uniqueName()` and create it with `createTopic()` before producing: the broker
  *   auto-creates topics, but a first produce to a missing topic retries on LEADER_NOT_AVAILABLE.
  * - Consumer groups join fast (`group.initial.rebalance.delay.ms=0`, one `__consumer_offsets`
  *   partition), yet the very first group on a fresh broker still creates `__consumer_offsets`:
@@ -21,10 +22,11 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import {
+  type Admin,
   type CompressionTypes,
+  type EachMessagePayload,
   type IHeaders,
   Kafka,
-  type KafkaMessage,
   logLevel,
   type Message,
 } from 'kafkajs'
@@ -35,45 +37,71 @@ const execFileP = promisify(execFile)
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Broker addresses: `KAFKA_BROKERS` (comma separated) or 127.0.0.1:9092. */
-export function brokers(): string[] {
+export function testBrokers(): string[] {
   return (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim())
 }
 
-/** A quiet kafkajs client on `brokers()` (or the given list). */
-export function kafka(clientId = 'tracescore-test', brokerList: string[] = brokers()): Kafka {
-  return new Kafka({ clientId, brokers: brokerList, logLevel: logLevel.NOTHING })
+/** A quiet kafkajs client on `testBrokers()` (or the given list). */
+export function testKafka(clientId = 'tracescore-test', brokers: string[] = testBrokers()): Kafka {
+  return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING })
 }
 
 /** A topic (or group) name no other test uses: `<prefix>-<8 hex>`. */
-export function uniqueTopic(prefix = 'test'): string {
+export function uniqueName(prefix = 'test'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`
 }
 
-/** Creates a topic with replication factor 1 and waits for its partition leaders. */
-export async function createTopic(name: string, partitions = 1, client: Kafka = kafka()): Promise<void> {
-  const admin = client.admin()
+/** Runs `work` with a connected admin client, and disconnects it. */
+async function withAdmin<T>(kafka: Kafka, work: (admin: Admin) => Promise<T>): Promise<T> {
+  const admin = kafka.admin()
   await admin.connect()
   try {
-    await admin.createTopics({
-      topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }],
-      waitForLeaders: true,
-    })
+    return await work(admin)
   } finally {
     await admin.disconnect()
   }
 }
 
+/** Creates a topic with replication factor 1 and waits for its partition leaders. */
+export async function createTopic(kafka: Kafka, topic: string, numPartitions = 1): Promise<void> {
+  await withAdmin(kafka, (admin) =>
+    admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: 1 }], waitForLeaders: true }),
+  )
+}
+
 /** Deletes topics (ignores ones that do not exist). */
-export async function deleteTopics(names: string[], client: Kafka = kafka()): Promise<void> {
-  const admin = client.admin()
-  await admin.connect()
-  try {
+export async function deleteTopics(kafka: Kafka, topics: string[]): Promise<void> {
+  await withAdmin(kafka, async (admin) => {
     const existing = new Set(await admin.listTopics())
-    const topics = names.filter((n) => existing.has(n))
-    if (topics.length > 0) await admin.deleteTopics({ topics })
-  } finally {
-    await admin.disconnect()
-  }
+    const present = topics.filter((t) => existing.has(t))
+    if (present.length > 0) await admin.deleteTopics({ topics: present })
+  })
+}
+
+/** The end offset (high watermark) of every partition of a topic. */
+export async function endOffsets(kafka: Kafka, topic: string): Promise<Map<number, string>> {
+  const offsets = await withAdmin(kafka, (admin) => admin.fetchTopicOffsets(topic))
+  return new Map(offsets.map((o) => [o.partition, o.high]))
+}
+
+/** The committed offsets of a consumer group on a topic (`-1` where nothing was committed). */
+export async function committedOffsets(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+): Promise<Map<number, string>> {
+  const [result] = await withAdmin(kafka, (admin) => admin.fetchOffsets({ groupId, topics: [topic] }))
+  return new Map((result?.partitions ?? []).map((p) => [p.partition, p.offset]))
+}
+
+/** True when the group has committed the end of every partition of the topic. */
+export async function fullyCommitted(kafka: Kafka, groupId: string, topic: string): Promise<boolean> {
+  const [ends, committed] = await Promise.all([
+    endOffsets(kafka, topic),
+    committedOffsets(kafka, groupId, topic),
+  ])
+  for (const [partition, end] of ends) if (committed.get(partition) !== end) return false
+  return true
 }
 
 /** A message for `produce()`: a kafkajs Message, or just a value. */
@@ -84,11 +112,12 @@ export type ProduceInput = Message | string | Buffer
  * partition that the broker assigned.
  */
 export async function produce(
+  kafka: Kafka,
   topic: string,
   messages: ProduceInput[],
-  options: { compression?: CompressionTypes; client?: Kafka } = {},
+  options: { compression?: CompressionTypes } = {},
 ): Promise<{ partition: number; baseOffset: string }[]> {
-  const producer = (options.client ?? kafka()).producer({ allowAutoTopicCreation: false })
+  const producer = kafka.producer({ allowAutoTopicCreation: false })
   await producer.connect()
   try {
     const result = await producer.send({
@@ -103,8 +132,8 @@ export async function produce(
   }
 }
 
-/** A record read back by `consume()`. */
-export interface ConsumedRecord {
+/** A record read back by `readTopic()`. */
+export interface ReadRecord {
   topic: string
   partition: number
   offset: string
@@ -125,39 +154,29 @@ function headerText(headers: IHeaders | undefined): Record<string, string> {
 
 /**
  * Reads `count` records from the beginning of a topic in a fresh consumer group (the classic
- * group protocol, as our service uses), then leaves the group. Rejects after `timeoutMs`
- * (default 30 s) with how many had arrived.
+ * group protocol, as the service uses; `groupId` to name it), then leaves the group. Rejects
+ * after `timeoutMs` with how many had arrived.
  */
-export async function consume(
+export async function readTopic(
+  kafka: Kafka,
   topic: string,
   count: number,
-  options: { groupId?: string; timeoutMs?: number; client?: Kafka } = {},
-): Promise<ConsumedRecord[]> {
-  const consumer = (options.client ?? kafka()).consumer({
-    groupId: options.groupId ?? uniqueTopic('test-group'),
-    sessionTimeout: 10_000,
-    heartbeatInterval: 1_000,
-  })
-  const records: ConsumedRecord[] = []
+  timeoutMs = 30_000,
+  groupId = uniqueName('reader'),
+): Promise<ReadRecord[]> {
+  const consumer = kafka.consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 1_000 })
+  const records: ReadRecord[] = []
   await consumer.connect()
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true })
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`consume(${topic}): ${records.length} of ${count} records in time`)),
-        options.timeoutMs ?? 30_000,
+        () => reject(new Error(`readTopic(${topic}): ${records.length} of ${count} records in time`)),
+        timeoutMs,
       )
       consumer
         .run({
-          eachMessage: async ({
-            topic: t,
-            partition,
-            message,
-          }: {
-            topic: string
-            partition: number
-            message: KafkaMessage
-          }) => {
+          eachMessage: async ({ topic: t, partition, message }: EachMessagePayload) => {
             records.push({
               topic: t,
               partition,
@@ -216,8 +235,8 @@ export async function startBroker(
 /**
  * Runs the Java Kafka client (kafka/tools/JavaClient.java, on the broker's classpath from Maven
  * Central): the reference implementation, e.g. to produce records compressed the way Java (and
- * the broker) do it: `javaClient(['produce', brokers().join(','), topic, 'zstd', '10', 'v'])`;
- * `javaClient(['consume', brokers().join(','), topic, '10'])` prints `<topic>\t<value>` lines.
+ * the broker) do it: `javaClient(['produce', testBrokers().join(','), topic, 'zstd', '10', 'v'])`;
+ * `javaClient(['consume', testBrokers().join(','), topic, '10'])` prints `<topic>\t<value>` lines.
  */
 export async function javaClient(args: string[]): Promise<string> {
   const { stdout } = await execFileP(

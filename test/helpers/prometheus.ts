@@ -7,8 +7,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { repoRoot } from './cli.ts'
-import { freePort } from './fault-process.ts'
+import { freePort, repoRoot } from './cli.ts'
 
 const execFileP = promisify(execFile)
 

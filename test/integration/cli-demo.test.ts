@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brokerAnswers } from '../../src/demo/local-broker.ts'
 import { repoRoot, runCli } from '../helpers/cli.ts'
-import { brokers } from '../helpers/kafka.ts'
+import { testBrokers } from '../helpers/kafka.ts'
 
 const execFileP = promisify(execFile)
 
@@ -32,9 +32,9 @@ describe('tracescore demo', () => {
     expectSummary(result.stdout, 10)
     // The tier's broker was running: used, and left running for the other tests.
     expect(result.stdout).toContain(
-      `Kafka broker at ${brokers().join(',')} (already running: used and left running)`,
+      `Kafka broker at ${testBrokers().join(',')} (already running: used and left running)`,
     )
-    expect(await brokerAnswers(brokers())).toBe(true)
+    expect(await brokerAnswers(testBrokers())).toBe(true)
   })
 })
 

@@ -1,15 +1,15 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { listFixtures } from '../fixtures/index.ts'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { createTopic, produce, uniqueTopic } from '../helpers/kafka.ts'
+import { spawnTracescore, writeTempFile } from '../helpers/cli.ts'
+import { createTopic, produce, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 // A service may start before the Collector created its topic: it waits, says so, and consumes
 // once the topic appears, instead of crashing.
 describe('tracescore run before its topic exists', () => {
   it('waits for the topic, then scores what arrives', async () => {
-    const topic = uniqueTopic('late_topic')
+    const topic = uniqueName('late_topic')
     const config = writeTempFile(
       `${topic}.config.ts`,
       `import { defineConfig } from 'tracescore'
@@ -23,60 +23,47 @@ export default defineConfig({
 })
 `,
     )
-    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    const until = async (what: string, ok: () => boolean) => {
-      const deadline = Date.now() + 60_000
-      while (!ok()) {
-        if (Date.now() > deadline)
-          throw new Error(`timed out waiting for ${what}; stderr: ${stderr.slice(-2000)}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    }
+    const service = spawnTracescore(['run', '--config', config])
+    const stderr = () => `stderr: ${service.stderr().slice(-2000)}`
+    let code: number | null
     try {
-      await until('the waiting message', () => stderr.includes(`topic ${topic} does not exist yet`))
-      await createTopic(topic, 1)
+      await until(
+        () => service.stderr().includes(`topic ${topic} does not exist yet`),
+        60_000,
+        () => `the waiting message; ${stderr()}`,
+      )
+      await createTopic(testKafka(), topic, 1)
       const fixture = listFixtures(['ai-sdk-7-genai']).find((f) => f.scenario === 'single-turn')!
-      await produce(topic, [readFileSync(fixture.protoPath)])
-      await until('a score line', () => stdout.includes('"scorer":"answered"'))
-      expect(JSON.parse(stdout.trim().split('\n')[0]!)).toMatchObject({ scorer: 'answered', score: 1 })
+      await produce(testKafka(), topic, [readFileSync(fixture.protoPath)])
+      await until(
+        () => service.stdout().includes('"scorer":"answered"'),
+        60_000,
+        () => `a score line; ${stderr()}`,
+      )
+      expect(JSON.parse(service.stdout().trim().split('\n')[0]!)).toMatchObject({
+        scorer: 'answered',
+        score: 1,
+      })
     } finally {
-      child.kill('SIGTERM')
+      code = await service.stop()
     }
-    expect(await exited).toBe(0)
+    expect(code).toBe(0)
   })
 
   it('exits 0 when stopped while still waiting', async () => {
-    const topic = uniqueTopic('never_topic')
+    const topic = uniqueName('never_topic')
     const config = writeTempFile(
       `${topic}.config.ts`,
       `export default { kafka: { topic: '${topic}' }, sinks: { otlp: false }, metrics: { port: 0 } }\n`,
     )
-    const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
-    let stderr = ''
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    const deadline = Date.now() + 30_000
-    while (!stderr.includes('does not exist yet') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100))
-    child.kill('SIGTERM')
-    expect(await exited).toBe(0)
-    expect(stderr).toContain('shutting down')
+    const service = spawnTracescore(['run', '--config', config])
+    // Stopped while waiting, or after 30 s at the latest: either way it must exit 0.
+    await until(
+      () => service.stderr().includes('does not exist yet'),
+      30_000,
+      () => 'the waiting message',
+    ).catch(() => {})
+    expect(await service.stop()).toBe(0)
+    expect(service.stderr()).toContain('shutting down')
   })
 })

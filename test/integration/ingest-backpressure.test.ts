@@ -6,14 +6,9 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  fullyCommitted,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -58,7 +53,11 @@ describe('backpressure', () => {
     })
     await source.start()
     try {
-      await waitFor('paused', () => source.stats().paused)
+      await until(
+        () => source.stats().paused,
+        60_000,
+        () => 'paused',
+      )
       const readWhenPaused = source.stats().records
       // While downstream is stuck the source stays paused and does not read the topic to its end.
       await new Promise((r) => setTimeout(r, 1_500))
@@ -71,8 +70,16 @@ describe('backpressure', () => {
       expect(await fullyCommitted(kafka, groupId, topic)).toBe(false)
 
       open()
-      await waitFor('every run delivered', () => delivered.size >= traffic.runs.length)
-      await waitFor('offsets committed to the end', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => delivered.size >= traffic.runs.length,
+        60_000,
+        () => 'every run delivered',
+      )
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'offsets committed to the end',
+      )
       expect(source.stats().paused).toBe(false)
     } finally {
       open()

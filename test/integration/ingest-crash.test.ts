@@ -20,14 +20,8 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  fullyCommitted,
-  testBrokers,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
+import { createTopic, fullyCommitted, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -125,8 +119,16 @@ describe('a Kafka consumer that dies', () => {
     const { source, scored, delivered } = sourceOver(consumer, topic)
     await source.start()
     try {
-      await waitFor('every run delivered', () => delivered.size >= traffic.runs.length)
-      await waitFor('committed to the end', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => delivered.size >= traffic.runs.length,
+        60_000,
+        () => 'every run delivered',
+      )
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'committed to the end',
+      )
     } finally {
       await source.stop()
     }
@@ -178,15 +180,27 @@ describe('a Kafka consumer that dies', () => {
     const { source, scored, delivered } = sourceOver(consumer, topic)
     await source.start()
     try {
-      await waitFor('some runs delivered', () => delivered.size >= 10)
+      await until(
+        () => delivered.size >= 10,
+        60_000,
+        () => 'some runs delivered',
+      )
       // Coordinator, fetch leader, everything: the client must reconnect and rejoin.
       cut = sockets.size
       for (const socket of sockets) {
         if (silently) socket.destroy()
         else socket.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))
       }
-      await waitFor('every run delivered', () => delivered.size >= traffic.runs.length, 100_000)
-      await waitFor('committed to the end', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => delivered.size >= traffic.runs.length,
+        100_000,
+        () => 'every run delivered',
+      )
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'committed to the end',
+      )
     } finally {
       await source.stop()
     }

@@ -11,14 +11,9 @@ import {
   isGeneratedAgentSpan,
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  fullyCommitted,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 registerCompressionCodecs() // this test's producer writes snappy/lz4/zstd as the Collector can
 const kafka = testKafka()
@@ -132,8 +127,16 @@ describe('Kafka span source on the real broker', () => {
     })
     await source.start()
     try {
-      await waitFor('all runs delivered', () => deliveries.length >= traffic.runs.length)
-      await waitFor('offsets committed to the end', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => deliveries.length >= traffic.runs.length,
+        60_000,
+        () => 'all runs delivered',
+      )
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'offsets committed to the end',
+      )
     } finally {
       await source.stop()
     }

@@ -8,15 +8,9 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  fullyCommitted,
-  readTopic,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -75,9 +69,17 @@ describe('poison records', () => {
     })
     await source.start()
     try {
-      await waitFor('good runs delivered', () => delivered.length >= traffic.runs.length)
+      await until(
+        () => delivered.length >= traffic.runs.length,
+        60_000,
+        () => 'good runs delivered',
+      )
       // The bad records' offsets move on: the group commits the end of the topic.
-      await waitFor('offsets committed past the poison', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'offsets committed past the poison',
+      )
     } finally {
       await source.stop()
     }

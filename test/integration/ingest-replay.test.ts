@@ -14,15 +14,9 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  committedOffsets,
-  createTopic,
-  testBrokers,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { committedOffsets, createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -78,10 +72,18 @@ describe('at-least-once across restarts', () => {
     const a = createKafkaSource(sourceOptions(topic, groupId, delivered))
     await a.start()
     await produceRuns(topic, first)
-    await waitFor('first half delivered', () => delivered.length >= first.length)
+    await until(
+      () => delivered.length >= first.length,
+      60_000,
+      () => 'first half delivered',
+    )
     await a.commit()
     await produceRuns(topic, second)
-    await waitFor('second half delivered', () => delivered.length >= traffic.runs.length)
+    await until(
+      () => delivered.length >= traffic.runs.length,
+      60_000,
+      () => 'second half delivered',
+    )
     await a.stop({ commit: false }) // "crash" after the downstream ack, before the commit
     expect((await committedOffsets(kafka, groupId, topic)).get(0)).toBe(String(first.length))
 
@@ -89,7 +91,11 @@ describe('at-least-once across restarts', () => {
     const b = createKafkaSource(sourceOptions(topic, groupId, again))
     await b.start()
     try {
-      await waitFor('uncommitted runs replayed', () => again.length >= second.length)
+      await until(
+        () => again.length >= second.length,
+        60_000,
+        () => 'uncommitted runs replayed',
+      )
       await b.commit()
     } finally {
       await b.stop()
@@ -132,9 +138,10 @@ describe('at-least-once across restarts', () => {
     })
     const exited = new Promise((resolve) => child.once('exit', resolve))
     try {
-      await waitFor(
-        'child committed after 8 runs and acknowledged more',
+      await until(
         () => committed && childRuns.length >= 16,
+        60_000,
+        () => 'child committed after 8 runs and acknowledged more',
       )
     } finally {
       child.kill('SIGKILL')
@@ -155,7 +162,11 @@ describe('at-least-once across restarts', () => {
     await restarted.start()
     try {
       const expected = traffic.runs.filter((r) => offsets.get(r.agentSpanId)! >= committedAtKill)
-      await waitFor('everything after the committed offset replayed', () => again.length >= expected.length)
+      await until(
+        () => again.length >= expected.length,
+        60_000,
+        () => 'everything after the committed offset replayed',
+      )
       expect(again.sort()).toEqual(expected.map((r) => r.agentSpanId).sort())
       for (const run of ackedNotCommitted) expect(again).toContain(run)
     } finally {

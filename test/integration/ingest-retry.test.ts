@@ -6,14 +6,8 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  committedOffsets,
-  createTopic,
-  fullyCommitted,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
+import { committedOffsets, createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -71,14 +65,30 @@ describe('downstream failures', () => {
     })
     await source.start()
     try {
-      await waitFor('all but the failing run delivered', () => delivered.size >= traffic.runs.length - 1)
+      await until(
+        () => delivered.size >= traffic.runs.length - 1,
+        60_000,
+        () => 'all but the failing run delivered',
+      )
       // The failing trace's record is the first one: nothing may be committed past it.
-      await waitFor('a commit attempt', () => source.stats().commits > 0 || (attempts.get(failing) ?? 0) > 3)
+      await until(
+        () => source.stats().commits > 0 || (attempts.get(failing) ?? 0) > 3,
+        60_000,
+        () => 'a commit attempt',
+      )
       const committed = Number((await committedOffsets(kafka, groupId, topic)).get(0))
       expect(committed).toBeLessThanOrEqual(0)
       releaseFailing = true
-      await waitFor('the failing run delivered', () => delivered.size >= traffic.runs.length)
-      await waitFor('offsets committed to the end', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => delivered.size >= traffic.runs.length,
+        60_000,
+        () => 'the failing run delivered',
+      )
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'offsets committed to the end',
+      )
     } finally {
       await source.stop()
     }

@@ -13,15 +13,9 @@ import {
   isGeneratedAgentSpan,
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
-import {
-  createTopic,
-  fullyCommitted,
-  readTopic,
-  testKafka,
-  uniqueName,
-  waitFor,
-} from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -108,18 +102,24 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
     try {
       await sendWave(waves[0]!, 1)
       await sendWave(waves[1]!, 2)
-      await waitFor(
-        'both instances delivering',
+      await until(
         () => deliveries.some((d) => d.by === 'a') && deliveries.length >= 20,
+        60_000,
+        () => 'both instances delivering',
       )
       await a.stop()
       await sendWave(waves[2]!, 3)
       await sendWave(waves[3]!, 4)
-      await waitFor(
-        'every run delivered',
+      await until(
         () => new Set(deliveries.flatMap((d) => d.trace.agentSpanIds)).size >= 80,
+        60_000,
+        () => 'every run delivered',
       )
-      await waitFor('group committed everything', () => fullyCommitted(kafka, groupId, topic))
+      await until(
+        () => fullyCommitted(kafka, groupId, topic),
+        60_000,
+        () => 'group committed everything',
+      )
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }
@@ -177,16 +177,27 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
         acks: -1,
         messages: [{ key: null, value: Buffer.from([0x0a, 0xff, 0xff]) }],
       })
-      await waitFor('some runs delivered by a', () => deliveries.some((d) => d.by === 'a'))
+      await until(
+        () => deliveries.some((d) => d.by === 'a'),
+        60_000,
+        () => 'some runs delivered by a',
+      )
       await Promise.all([a.stop(), repartitioners[0]!.stop()])
       await sendRaw(halves[1]!, 6)
-      await waitFor(
-        'every run delivered',
+      await until(
         () => new Set(deliveries.flatMap((d) => d.trace.agentSpanIds)).size >= 60,
+        60_000,
+        () => 'every run delivered',
       )
-      await waitFor('raw offsets committed', () => fullyCommitted(kafka, repartitionGroup, raw))
-      await waitFor('internal topic offsets committed', () =>
-        fullyCommitted(kafka, sourceGroup, byTraceTopic),
+      await until(
+        () => fullyCommitted(kafka, repartitionGroup, raw),
+        60_000,
+        () => 'raw offsets committed',
+      )
+      await until(
+        () => fullyCommitted(kafka, sourceGroup, byTraceTopic),
+        60_000,
+        () => 'internal topic offsets committed',
       )
     } finally {
       await Promise.all([a.stop(), b.stop(), ...repartitioners.map((r) => r.stop())])

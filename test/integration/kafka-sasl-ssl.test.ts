@@ -1,11 +1,15 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { repoRoot, writeTempFile } from '../helpers/cli.ts'
-import { freePort, type ServiceProcess, startService } from '../helpers/fault-process.ts'
+import {
+  freePort,
+  type ServiceProcess,
+  spawnTracescore,
+  startService,
+  writeTempFile,
+} from '../helpers/cli.ts'
 import { makeRuns } from '../helpers/fault-traffic.ts'
-import { brokers, consume, createTopic, produce, runScript, uniqueTopic } from '../helpers/kafka.ts'
+import { createTopic, produce, readTopic, runScript, testBrokers, uniqueName } from '../helpers/kafka.ts'
 
 // tracescore against Kafka as production clusters run it: TLS with a private CA and SCRAM-SHA-512
 // users, on the SASL_SSL listener scripts/kafka-start.sh adds with KAFKA_SASL_SSL=1 (its CA,
@@ -27,7 +31,7 @@ let secure: Kafka
 let brokerLog: string
 
 beforeAll(async () => {
-  const port = brokers()[0]!.split(':')[1]!
+  const port = testBrokers()[0]!.split(':')[1]!
   const out = await runScript('kafka-start.sh', { KAFKA_PORT: port, KAFKA_SASL_SSL: '1' })
   const file = /CA and users: (\S+)/.exec(out)?.[1]
   if (!file) throw new Error(`kafka-start.sh did not report a SASL_SSL listener:\n${out}`)
@@ -75,22 +79,18 @@ function secretsIn(text: string, ...extra: string[]): string[] {
 }
 
 describe('tracescore through a SASL_SSL listener (TLS + SCRAM-SHA-512)', () => {
-  const topic = uniqueTopic('sasl_ssl')
+  const topic = uniqueName('sasl_ssl')
   const runs = makeRuns(12, 7)
   let service: ServiceProcess | undefined
   afterAll(() => service?.stop())
 
   it('consumes, dead-letters and writes the score topic through it', async () => {
-    for (const t of [topic, `${topic}_dlq`, `${topic}_scores`]) await createTopic(t, 2, secure)
+    for (const t of [topic, `${topic}_dlq`, `${topic}_scores`]) await createTopic(secure, t, 2)
     const garbage = [Buffer.from([0xff, 0xff, 0xff, 0xff, 0x01]), Buffer.from('{"resourceSpans": 5}')]
-    await produce(
-      topic,
-      [
-        ...runs.map((r) => ({ key: r.traceId, value: r.value })),
-        ...garbage.map((value, i) => ({ key: `garbage-${i}`, value })),
-      ],
-      { client: secure },
-    )
+    await produce(secure, topic, [
+      ...runs.map((r) => ({ key: r.traceId, value: r.value })),
+      ...garbage.map((value, i) => ({ key: `garbage-${i}`, value })),
+    ])
     service = await startService(
       saslConfig(topic, {
         ssl: `{ ca: ${JSON.stringify(client.ca)} }`,
@@ -98,13 +98,13 @@ describe('tracescore through a SASL_SSL listener (TLS + SCRAM-SHA-512)', () => {
         topic,
       }),
     )
-    const scores = await consume(`${topic}_scores`, runs.length, { client: secure, timeoutMs: 90_000 })
+    const scores = await readTopic(secure, `${topic}_scores`, runs.length, 90_000)
     const scored = scores.map(
       (s) => JSON.parse(s.value!.toString()) as { traceId: string; scorerId: string; score: number },
     )
     expect(new Set(scored.map((s) => s.traceId))).toEqual(new Set(runs.map((r) => r.traceId)))
     expect(scored.every((s) => s.scorerId === 'answered' && typeof s.score === 'number')).toBe(true)
-    const dead = await consume(`${topic}_dlq`, garbage.length, { client: secure, timeoutMs: 60_000 })
+    const dead = await readTopic(secure, `${topic}_dlq`, garbage.length, 60_000)
     expect(dead.map((d) => d.key).sort()).toEqual(['garbage-0', 'garbage-1'])
     expect(dead.every((d) => d.headers['tracescore-error'])).toBe(true)
     // Consumer lag is read through the same listener with an admin client.
@@ -134,39 +134,30 @@ describe('tracescore through a SASL_SSL listener (TLS + SCRAM-SHA-512)', () => {
   ])(
     'with $name: an error naming the setting, not ready, no secret in the logs',
     async ({ ssl, expected }) => {
-      const wrong = `wrong-${uniqueTopic('pw')}`
-      const name = uniqueTopic('sasl_bad')
+      const wrong = `wrong-${uniqueName('pw')}`
+      const name = uniqueName('sasl_bad')
       const config = saslConfig(name, {
         ssl: ssl(),
         password: expected.source.includes('sasl') ? wrong : client.users.tracescore,
         topic: name,
       })
       const port = await freePort()
-      const child = spawn(process.execPath, ['bin/tracescore.js', 'run', '--config', config], {
-        cwd: repoRoot,
-        env: { ...process.env, KAFKA_BROKERS: '', TRACESCORE_METRICS_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const service = spawnTracescore(['run', '--config', config], {
+        env: { KAFKA_BROKERS: '', TRACESCORE_METRICS_PORT: String(port) },
       })
-      let output = ''
-      child.stdout.on('data', (d) => {
-        output += d
-      })
-      child.stderr.on('data', (d) => {
-        output += d
-      })
-      const exited = new Promise((resolve) => child.on('exit', resolve))
       try {
-        for (let i = 0; i < 300 && !expected.test(output); i++) await new Promise((r) => setTimeout(r, 200))
+        for (let i = 0; i < 300 && !expected.test(service.output()); i++)
+          await new Promise((r) => setTimeout(r, 200))
+        const output = service.output()
         expect(output).toMatch(expected)
         const readyz = await fetch(`http://127.0.0.1:${port}/readyz`)
         expect(readyz.status).toBe(503)
         const line = output.split('\n').find((l) => expected.test(l))!
         expect(JSON.parse(line)).toMatchObject({ level: 40, service: 'tracescore' })
       } finally {
-        child.kill('SIGTERM')
-        await exited
+        await service.stop()
       }
-      expect(secretsIn(output, wrong)).toEqual([])
+      expect(secretsIn(service.output(), wrong)).toEqual([])
     },
   )
 

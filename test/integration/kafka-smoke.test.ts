@@ -14,25 +14,25 @@ import {
   registerCompressionCodecs,
 } from '../../src/ingest/codecs.ts'
 import {
-  brokers,
-  consume,
   createTopic,
   deleteTopics,
   javaClient,
-  kafka,
   produce,
+  readTopic,
   repoRoot,
   runScript,
   startBroker,
-  uniqueTopic,
+  testBrokers,
+  testKafka,
+  uniqueName,
 } from '../helpers/kafka.ts'
 
 const { CompressionCodecs, CompressionTypes } = kafkajs
 const created: string[] = []
 
 async function topic(prefix: string, partitions = 1): Promise<string> {
-  const name = uniqueTopic(prefix)
-  await createTopic(name, partitions)
+  const name = uniqueName(prefix)
+  await createTopic(testKafka(), name, partitions)
   created.push(name)
   return name
 }
@@ -40,7 +40,7 @@ async function topic(prefix: string, partitions = 1): Promise<string> {
 /** The compression codec id in the attributes of the first record batch of partition 0 on disk. */
 function codecOnDisk(topicName: string): number {
   // scripts/kafka-start.sh keeps port 9092's data in .kafka/data, other ports' in .kafka/port-<port>/data.
-  const port = brokers()[0]?.split(':')[1] ?? '9092'
+  const port = testBrokers()[0]?.split(':')[1] ?? '9092'
   const dataDir =
     process.env.KAFKA_DATA_DIR ??
     (port === '9092' ? join(repoRoot, '.kafka', 'data') : join(repoRoot, '.kafka', `port-${port}`, 'data'))
@@ -51,17 +51,17 @@ function codecOnDisk(topicName: string): number {
 }
 
 afterAll(async () => {
-  await deleteTopics(created)
+  await deleteTopics(testKafka(), created)
 })
 
 describe('local Kafka broker', () => {
   it('answers metadata requests as a single KRaft node', async () => {
-    const admin = kafka().admin()
+    const admin = testKafka().admin()
     await admin.connect()
     try {
       const cluster = await admin.describeCluster()
       expect(cluster.brokers).toHaveLength(1)
-      expect(`${cluster.brokers[0]?.host}:${cluster.brokers[0]?.port}`).toBe(brokers()[0])
+      expect(`${cluster.brokers[0]?.host}:${cluster.brokers[0]?.port}`).toBe(testBrokers()[0])
       expect(cluster.controller).toBe(cluster.brokers[0]?.nodeId)
     } finally {
       await admin.disconnect()
@@ -71,9 +71,9 @@ describe('local Kafka broker', () => {
   it('delivers produced records to a consumer group and commits its offsets', async () => {
     const t = await topic('smoke', 3)
     const messages = Array.from({ length: 30 }, (_, i) => ({ key: `trace-${i % 7}`, value: `span-${i}` }))
-    await produce(t, messages)
-    const groupId = uniqueTopic('smoke-group')
-    const records = await consume(t, 30, { groupId })
+    await produce(testKafka(), t, messages)
+    const groupId = uniqueName('smoke-group')
+    const records = await readTopic(testKafka(), t, 30, undefined, groupId)
 
     expect(records.map((r) => r.value?.toString()).sort()).toEqual(messages.map((m) => m.value).sort())
     // Same key, same partition (the default partitioner murmur2-hashes keys like Java's).
@@ -85,7 +85,7 @@ describe('local Kafka broker', () => {
     }
     expect(new Set(records.map((r) => r.partition)).size).toBeGreaterThan(1)
 
-    const admin = kafka().admin()
+    const admin = testKafka().admin()
     await admin.connect()
     try {
       const [committed] = await admin.fetchOffsets({ groupId, topics: [t] })
@@ -155,10 +155,10 @@ describe('compression codecs', () => {
     it(`${c.name}: kafkajs -> broker -> kafkajs`, async () => {
       const t = await topic(`codec-${c.name}`)
       const values = Array.from({ length: 20 }, (_, i) => `${c.name}-${i}${pad}`)
-      await produce(t, values, { compression: c.type })
+      await produce(testKafka(), t, values, { compression: c.type })
       // Stored compressed with this codec (and the broker, which validates each batch, accepted it).
       expect(codecOnDisk(t)).toBe(c.id)
-      const records = await consume(t, 20)
+      const records = await readTopic(testKafka(), t, 20)
       expect(records.map((r) => r.value?.toString()).sort()).toEqual([...values].sort())
       ours.set(c.name, { topic: t, values })
     })
@@ -168,7 +168,7 @@ describe('compression codecs', () => {
     expect(ours.size).toBe(cases.length)
     const topics = [...ours.values()].map((o) => o.topic)
     const lines = (
-      await javaClient(['consume', brokers().join(','), topics.join(','), String(20 * topics.length)])
+      await javaClient(['consume', testBrokers().join(','), topics.join(','), String(20 * topics.length)])
     )
       .trim()
       .split('\n')
@@ -182,7 +182,7 @@ describe('compression codecs', () => {
     const topics = await Promise.all(cases.map((c) => topic(`codec-java-${c.name}`)))
     await javaClient([
       'produce',
-      brokers().join(','),
+      testBrokers().join(','),
       topics.join(','),
       cases.map((c) => c.name).join(','),
       '25',
@@ -191,7 +191,7 @@ describe('compression codecs', () => {
     for (const [i, c] of cases.entries()) {
       const t = topics[i]!
       expect(codecOnDisk(t)).toBe(c.id)
-      const records = await consume(t, 25)
+      const records = await readTopic(testKafka(), t, 25)
       const values = records.map((r) => r.value?.toString() ?? '')
       expect(values).toHaveLength(25)
       for (let n = 0; n < 25; n++) expect(values).toContain(`java-${n} ${'span-payload '.repeat(160)}`)
@@ -211,13 +211,13 @@ describe('start/stop scripts (extra brokers on their own ports)', () => {
       const again = await startBroker(port, { keepData: true })
       expect(again.output).toMatch(/reusing the broker already running/)
 
-      const client = kafka('restart-test', first.brokers)
+      const client = testKafka('restart-test', first.brokers)
       const admin = client.admin()
       await admin.connect()
       await admin.createTopics({ topics: [{ topic: 'survivor', numPartitions: 2 }], waitForLeaders: true })
       await admin.disconnect()
-      await produce('survivor', ['a', 'b', 'c', 'd'], { client })
-      await consume('survivor', 4, { client, groupId: 'restart-group' })
+      await produce(client, 'survivor', ['a', 'b', 'c', 'd'])
+      await readTopic(client, 'survivor', 4, undefined, 'restart-group')
 
       const stopped = await first.stop()
       expect(stopped).toMatch(/stopped the broker/)
@@ -234,7 +234,7 @@ describe('start/stop scripts (extra brokers on their own ports)', () => {
       } finally {
         await admin2.disconnect()
       }
-      const reread = await consume('survivor', 4, { client })
+      const reread = await readTopic(client, 'survivor', 4)
       expect(reread.map((r) => r.value?.toString()).sort()).toEqual(['a', 'b', 'c', 'd'])
     } finally {
       await first.stop(true)
@@ -242,7 +242,7 @@ describe('start/stop scripts (extra brokers on their own ports)', () => {
   })
 
   it('fails fast with the log tail when the broker cannot start (controller port taken)', async () => {
-    const taken = brokers()[0]?.split(':')[1] ?? '9092'
+    const taken = testBrokers()[0]?.split(':')[1] ?? '9092'
     const err = await runScript('kafka-start.sh', {
       KAFKA_PORT: String(port + 7),
       KAFKA_CONTROLLER_PORT: taken,

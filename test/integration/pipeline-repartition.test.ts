@@ -8,14 +8,14 @@ import { silentLogger } from '../../src/ops/logger.ts'
 import { createPipeline } from '../../src/pipeline.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
 import { listFixtures } from '../fixtures/index.ts'
-import { brokers, createTopic, produce, uniqueTopic } from '../helpers/kafka.ts'
+import { createTopic, produce, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 
 // Upstream without partition_traces_by_id: null keys, and spans of one trace split over several
 // records on different partitions. With kafka.repartition the pipeline re-keys them by trace id.
 describe('pipeline with kafka.repartition', () => {
   it('scores every run exactly once when the spans of a trace arrive unkeyed across partitions', async () => {
-    const topic = uniqueTopic('repartition')
-    await createTopic(topic, 3)
+    const topic = uniqueName('repartition')
+    await createTopic(testKafka(), topic, 3)
     const fixtures = listFixtures(['ai-sdk-7-genai']).slice(0, 6)
     const spans = fixtures.map((f) => readFileSync(f.jsonPath, 'utf8'))
     const runs = fixtures.flatMap((f) =>
@@ -33,13 +33,14 @@ describe('pipeline with kafka.repartition', () => {
       })
     })
     await produce(
+      testKafka(),
       topic,
       halves.map((value, i) => ({ key: null, value, partition: i % 3 })),
     )
     const config = resolveConfig(
       {
         kafka: {
-          brokers: brokers(),
+          brokers: testBrokers(),
           topic,
           groupId: topic,
           fromBeginning: true,

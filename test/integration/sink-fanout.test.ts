@@ -1,51 +1,33 @@
-import { randomUUID } from 'node:crypto'
-import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { FanOutDeliveryError } from '../../src/sink/combine-sinks.ts'
 import { createSinks } from '../../src/sink/create-sinks.ts'
 import type { ScoreMessage } from '../../src/sink/score-message.ts'
-import { decodeOtlpJsonSpans } from '../../src/sink/testing/otlp-json.ts'
 import { type RecordingServer, startRecordingServer } from '../../src/sink/testing/recording-server.ts'
 import { scoreRecordFixture } from '../../src/sink/testing/score-record-fixture.ts'
+import { createTopic, deleteTopics, readTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 
 // The fan-out over the real broker and an OTLP backend that fails on demand: a delivery is
 // acknowledged only when every sink took it; after a failure the pipeline delivers again, and
 // every sink writes idempotently (same span ids, same score-topic `id` for consumers to dedupe).
 
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
-const kafka = new Kafka({ clientId: 'sink-fanout-test', brokers, logLevel: logLevel.NOTHING })
-const admin = kafka.admin()
-const topic = `tracescore-fanout-${randomUUID()}`
+const brokers = testBrokers()
+const kafka = testKafka('sink-fanout-test')
+const topic = uniqueName('tracescore-fanout')
 let otlp: RecordingServer
 
 beforeAll(async () => {
   otlp = await startRecordingServer()
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true })
+  await createTopic(kafka, topic, 1)
 })
 afterAll(async () => {
   await otlp.close()
-  await admin.deleteTopics({ topics: [topic] }).catch(() => {})
-  await admin.disconnect()
+  await deleteTopics(kafka, [topic])
 })
 
-async function readTopic(count: number): Promise<ScoreMessage[]> {
-  const consumer = kafka.consumer({ groupId: `sink-fanout-${randomUUID()}` })
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  const values: ScoreMessage[] = []
-  await new Promise<void>((resolve, reject) => {
-    consumer
-      .run({
-        eachMessage: async ({ message }) => {
-          values.push(JSON.parse(String(message.value)) as ScoreMessage)
-          if (values.length >= count) resolve()
-        },
-      })
-      .catch(reject)
-  })
-  await consumer.disconnect()
-  return values
+/** The score messages of the topic, from the beginning. */
+async function readScores(count: number): Promise<ScoreMessage[]> {
+  return (await readTopic(kafka, topic, count)).map((r) => JSON.parse(String(r.value)) as ScoreMessage)
 }
 
 describe('fan-out to Kafka and OTLP', () => {
@@ -75,11 +57,11 @@ describe('fan-out to Kafka and OTLP', () => {
       otlp: { delivered: 2, failed: 2, retries: 1 },
       kafka: { delivered: 4, failed: 0 },
     })
-    const exported = otlp.requests.map((r) => decodeOtlpJsonSpans(r.json).map((s) => s.spanId))
+    const exported = otlp.requests.map((r) => decodeOtlpTraces(r.body).map((s) => s.spanId))
     expect(otlp.requests.map((r) => r.status)).toEqual([500, 500, 200])
     expect(new Set(exported.map((ids) => ids.join()))).toHaveProperty('size', 1)
 
-    const messages = await readTopic(4)
+    const messages = await readScores(4)
     expect(messages).toHaveLength(4)
     // At-least-once on the topic: each score twice, with the same id for consumers to dedupe.
     expect(new Set(messages.map((m) => m.id)).size).toBe(2)

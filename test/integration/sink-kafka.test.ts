@@ -1,62 +1,27 @@
-import { randomUUID } from 'node:crypto'
-import { Kafka, logLevel } from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKafkaScoreSink } from '../../src/sink/kafka-score-sink.ts'
 import { SinkDeliveryError } from '../../src/sink/retrying-delivery.ts'
 import { type ScoreMessage, scoreMessageSchema } from '../../src/sink/score-message.ts'
 import { scoreSpanId } from '../../src/sink/score-span-id.ts'
 import { scoreRecordFixture } from '../../src/sink/testing/score-record-fixture.ts'
+import { createTopic, deleteTopics, readTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 
 // Needs the local broker: bash scripts/kafka-start.sh (KAFKA_BROKERS overrides the address).
-const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',')
-const kafka = new Kafka({ clientId: 'sink-kafka-test', brokers, logLevel: logLevel.NOTHING })
-const admin = kafka.admin()
-const topic = `tracescore-scores-${randomUUID()}`
+const brokers = testBrokers()
+const kafka = testKafka('sink-kafka-test')
+const topic = uniqueName('tracescore-scores')
 
-interface Received {
-  key: string
-  value: ScoreMessage
-  headers: Record<string, string>
-  partition: number
-  timestamp: string
+/** Reads `count` score records of the topic from the beginning with a real consumer. */
+async function readScores(count: number) {
+  return (await readTopic(kafka, topic, count)).map((r) => ({
+    ...r,
+    key: String(r.key),
+    value: JSON.parse(String(r.value)) as ScoreMessage,
+  }))
 }
 
-/** Reads `count` records of the topic from the beginning with a real consumer. */
-async function readTopic(count: number): Promise<Received[]> {
-  const consumer = kafka.consumer({ groupId: `sink-kafka-test-${randomUUID()}` })
-  await consumer.connect()
-  await consumer.subscribe({ topic, fromBeginning: true })
-  const received: Received[] = []
-  await new Promise<void>((resolve, reject) => {
-    consumer
-      .run({
-        eachMessage: async ({ message, partition }) => {
-          const headers: Record<string, string> = {}
-          for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = String(v)
-          received.push({
-            key: String(message.key),
-            value: JSON.parse(String(message.value)) as ScoreMessage,
-            headers,
-            partition,
-            timestamp: message.timestamp,
-          })
-          if (received.length >= count) resolve()
-        },
-      })
-      .catch(reject)
-  })
-  await consumer.disconnect()
-  return received
-}
-
-beforeAll(async () => {
-  await admin.connect()
-  await admin.createTopics({ topics: [{ topic, numPartitions: 3 }], waitForLeaders: true })
-})
-afterAll(async () => {
-  await admin.deleteTopics({ topics: [topic] }).catch(() => {})
-  await admin.disconnect()
-})
+beforeAll(() => createTopic(kafka, topic, 3))
+afterAll(() => deleteTopics(kafka, [topic]))
 
 describe('Kafka score sink on a real broker', () => {
   it('writes one JSON record per score, keyed by trace id, acknowledged before deliver resolves', async () => {
@@ -78,7 +43,7 @@ describe('Kafka score sink on a real broker', () => {
     await sink.close()
     expect(sink.stats()).toEqual({ delivered: 3, failed: 0, retries: 0, skipped: 0 })
 
-    const received = await readTopic(3)
+    const received = await readScores(3)
     const byScorer = new Map(received.map((r) => [r.value.scorerId, r]))
     expect([...byScorer.keys()].sort()).toEqual(['judge-broke', 'task-success', 'toxicity'])
 
@@ -114,7 +79,7 @@ describe('Kafka score sink on a real broker', () => {
     // Still connected: a plain send works after close().
     await producer.send({ topic, messages: [{ key: 'x', value: '{"schema":"other"}' }] })
     await producer.disconnect()
-    const received = await readTopic(5)
+    const received = await readScores(5)
     expect(received.some((r) => r.value.scorerId === 'owned')).toBe(true)
   })
 

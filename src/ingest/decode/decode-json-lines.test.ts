@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { encodeJson, expectedSpans, rng, SpanGenerator } from '../../../test/unit/decode/generated-spans.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpJsonLines } from './decode-json-lines.ts'
+import { encodeJson, expectedSpans, rng, SpanGenerator } from './testing/generated-spans.ts'
 
 describe('decodeOtlpJsonLines', () => {
   it('decodes one request per line in file order, skipping blank lines and CRLF endings', () => {

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { errorOf } from '../../../test/unit/decode/error-of.ts'
-import {
-  encodeJson,
-  expectedSpans,
-  type JsonIdStyle,
-  rng,
-  SpanGenerator,
-} from '../../../test/unit/decode/generated-spans.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
+import { errorOf } from './testing/error-of.ts'
+import { encodeJson, expectedSpans, type JsonIdStyle, rng, SpanGenerator } from './testing/generated-spans.ts'
 
 /** One span in OTLP/JSON with `patch` merged into it. */
 function spanJson(patch: Record<string, unknown>): string {

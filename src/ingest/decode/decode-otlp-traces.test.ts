@@ -1,11 +1,11 @@
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
-import { ProtoWriter } from '../../../test/unit/decode/proto-writer.ts'
-import { expectedSpan, recordSdkSpans } from '../../../test/unit/decode/sdk-spans.ts'
 import type { Span } from '../../model/span.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
 import { detectOtlpEncoding } from './otlp-encoding.ts'
+import { ProtoWriter } from './testing/proto-writer.ts'
+import { expectedSpan, recordSdkSpans } from './testing/sdk-spans.ts'
 
 const sdkSpans = recordSdkSpans()
 const expected = sdkSpans.map(expectedSpan)

@@ -1,6 +1,10 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
-import { errorOf } from '../../../test/unit/decode/error-of.ts'
+import type { Span } from '../../model/span.ts'
+import { MAX_VALUE_DEPTH } from './attributes.ts'
+import { OtlpDecodeError } from './decode-error.ts'
+import { decodeOtlpProto } from './decode-proto.ts'
+import { errorOf } from './testing/error-of.ts'
 import {
   encodeProto,
   expectedSpans,
@@ -9,13 +13,9 @@ import {
   type GenValue,
   rng,
   SpanGenerator,
-} from '../../../test/unit/decode/generated-spans.ts'
-import { ProtoWriter } from '../../../test/unit/decode/proto-writer.ts'
-import { recordSdkSpans } from '../../../test/unit/decode/sdk-spans.ts'
-import type { Span } from '../../model/span.ts'
-import { MAX_VALUE_DEPTH } from './attributes.ts'
-import { OtlpDecodeError } from './decode-error.ts'
-import { decodeOtlpProto } from './decode-proto.ts'
+} from './testing/generated-spans.ts'
+import { ProtoWriter } from './testing/proto-writer.ts'
+import { recordSdkSpans } from './testing/sdk-spans.ts'
 
 function oneSpan(span: Partial<GenSpan>): GenResourceSpans[] {
   const base = new SpanGenerator(rng(99)).span()

@@ -5,7 +5,7 @@ import type { Attributes, AttributeValue } from '../../model/span.ts'
  * (lazy decoding): the keys transform reads to tell what a span is to an agent run
  * (`detectConvention`, `spanRole`, `isAgentRunSpan`), which the assembler asks of every span.
  * Reading any other key decodes all of a span's attributes, so a key missing here costs speed,
- * never correctness; `test/unit/decode/role-attributes.test.ts` runs transform's role functions
+ * never correctness; `test/unit/role-attributes.test.ts` runs transform's role functions
  * over every fixture and fails when they read a key that is not listed.
  */
 export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { rng } from '../../../test/unit/decode/generated-spans.ts'
 import { StringCache } from './string-cache.ts'
+import { rng } from './testing/generated-spans.ts'
 
 const decoder = new TextDecoder()
 

@@ -10,7 +10,7 @@ import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
 import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
 
 /** Settings of the repartition stage. */
-export interface TraceRepartitionerOptions {
+interface TraceRepartitionerOptions {
   /** Its consumer-group member on `sourceTopic` (a supervised kafkajs consumer in the pipeline). */
   consumer: ConsumerPort
   /** The process's producer, connected by the caller. */
@@ -27,7 +27,7 @@ export interface TraceRepartitionerOptions {
 }
 
 /** Counters of the repartition stage. */
-export interface TraceRepartitionerStats {
+interface TraceRepartitionerStats {
   records: number
   spans: number
   traceRecords: number
@@ -36,7 +36,7 @@ export interface TraceRepartitionerStats {
 }
 
 /** A running repartition stage. */
-export interface TraceRepartitioner {
+interface TraceRepartitioner {
   start(): Promise<void>
   stop(): Promise<void>
   stats(): TraceRepartitionerStats

@@ -4,9 +4,10 @@
  * COMMIT_AFTER (commit explicitly once this many runs were acknowledged; no periodic commits).
  * Prints one JSON line per acknowledged run (`{"run":"<span id>"}`) and `{"committed":n}` after the commit.
  */
+
+import { testKafka } from '../../../test/helpers/kafka.ts'
 import { createKafkaSource, type IngestedTrace } from '../kafka-source.ts'
 import { isGeneratedAgentSpan } from './agent-traffic.ts'
-import { testKafka } from './broker.ts'
 
 const commitAfter = Number(process.env.COMMIT_AFTER ?? '0')
 let acknowledged = 0

@@ -12,6 +12,7 @@ import {
   setOwn,
 } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { toolCallFromKeys } from './genai.ts'
 import { textsOfInstructions } from './instructions.ts'
 
 const AGENT_OPERATIONS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject'])
@@ -86,14 +87,12 @@ export const aiSdkReader: ConventionReader = {
     return recorded ? [message] : undefined
   },
   toolCall(span, notes) {
-    const attributes = span.attributes
-    return {
-      toolCallId: readString(attributes, 'ai.toolCall.id'),
-      toolName: readString(attributes, 'ai.toolCall.name'),
-      args: readJson(attributes, 'ai.toolCall.args', notes, span.spanId),
-      result: readJson(attributes, 'ai.toolCall.result', notes, span.spanId),
-      hasResult: hasAttribute(attributes, 'ai.toolCall.result'),
-    }
+    return toolCallFromKeys(span, notes, {
+      id: 'ai.toolCall.id',
+      name: 'ai.toolCall.name',
+      args: 'ai.toolCall.args',
+      result: 'ai.toolCall.result',
+    })
   },
   metadata(span) {
     const out: Record<string, unknown> = {}

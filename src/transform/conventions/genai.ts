@@ -66,14 +66,12 @@ export const genAiReader: ConventionReader = {
   },
   modelOutput: (span, notes) => readOutput(span, notes),
   toolCall(span, notes) {
-    const attributes = span.attributes
-    return {
-      toolCallId: readString(attributes, 'gen_ai.tool.call.id'),
-      toolName: readString(attributes, 'gen_ai.tool.name'),
-      args: readJson(attributes, 'gen_ai.tool.call.arguments', notes, span.spanId),
-      result: readJson(attributes, 'gen_ai.tool.call.result', notes, span.spanId),
-      hasResult: hasAttribute(attributes, 'gen_ai.tool.call.result'),
-    }
+    return toolCallFromKeys(span, notes, {
+      id: 'gen_ai.tool.call.id',
+      name: 'gen_ai.tool.name',
+      args: 'gen_ai.tool.call.arguments',
+      result: 'gen_ai.tool.call.result',
+    })
   },
   metadata: (span) => ({ ...readPrefixed(span.attributes, 'ai.settings.context') }),
 }
@@ -162,4 +160,20 @@ function eventBody(event: SpanEvent): Record<string, unknown> {
     if (Array.isArray(parsed)) body.content = parsed
   }
   return body
+}
+
+/** A tool span's call read from four attribute keys (arguments and result as JSON text or values). */
+export function toolCallFromKeys(
+  span: Span,
+  notes: Notes,
+  keys: { id: string; name: string; args: string; result: string },
+): ReturnType<ConventionReader['toolCall']> {
+  const attributes = span.attributes
+  return {
+    toolCallId: readString(attributes, keys.id),
+    toolName: readString(attributes, keys.name),
+    args: readJson(attributes, keys.args, notes, span.spanId),
+    result: readJson(attributes, keys.result, notes, span.spanId),
+    hasResult: hasAttribute(attributes, keys.result),
+  }
 }

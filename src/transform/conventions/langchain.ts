@@ -96,7 +96,7 @@ function callsModel(span: Span, tree: SpanTree): boolean {
  * Messages in any form LangChain serializes them: plain `{role, content}` dicts (what a program
  * passes), `message_to_dict` envelopes `{type, data}`, and `{lc, type: 'constructor', id, kwargs}`.
  */
-export function langChainMessages(value: unknown): ChatMessage[] | undefined {
+function langChainMessages(value: unknown): ChatMessage[] | undefined {
   if (!Array.isArray(value)) return undefined
   const list = value.length === 1 && Array.isArray(value[0]) ? value[0] : value
   return parseMessages(list.map((item: unknown) => plainMessage(item) ?? item))

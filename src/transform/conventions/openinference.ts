@@ -21,7 +21,7 @@ export function kind(span: Span): string {
 }
 
 /** Rebuilds `llm.input_messages.*` / `llm.output_messages.*` into OpenAI-shaped messages. */
-export function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+function flattenedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
   const raw = flattenedDicts(attributes, prefix)
   return raw ? parseMessages(raw) : undefined
 }

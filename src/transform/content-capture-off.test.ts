@@ -1,0 +1,160 @@
+import { OpenTelemetry } from '@ai-sdk/otel'
+import { context, trace } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { registerTelemetry, stepCountIs, ToolLoopAgent, tool } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { decodeOtlpTraces } from '../ingest/decode/index.ts'
+import type { AgentRun } from '../model/index.ts'
+import { extractAgentRuns } from './index.ts'
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+}
+
+/** A model that asks for two tools in its first step and answers in its second. */
+function scriptedModel() {
+  let call = 0
+  return new MockLanguageModelV4({
+    provider: 'openai.chat',
+    modelId: 'gpt-4o-mini',
+    doGenerate: async () => {
+      call += 1
+      const content =
+        call === 1
+          ? [
+              { type: 'tool-call' as const, toolCallId: 'call_a', toolName: 'lookup', input: '{"id":"A17"}' },
+              { type: 'tool-call' as const, toolCallId: 'call_b', toolName: 'refund', input: '{"id":"A17"}' },
+            ]
+          : [{ type: 'text' as const, text: 'Refunded.' }]
+      return {
+        content,
+        finishReason:
+          call === 1
+            ? { unified: 'tool-calls' as const, raw: 'tool_calls' }
+            : { unified: 'stop' as const, raw: 'stop' },
+        usage,
+        warnings: [],
+      }
+    },
+  })
+}
+
+/** Runs a real AI SDK 7 agent traced by @ai-sdk/otel and returns its trace as the pipeline would decode it. */
+async function runTraced(telemetry: { recordInputs: boolean; recordOutputs: boolean }): Promise<AgentRun[]> {
+  exporter.reset()
+  const agent = new ToolLoopAgent({
+    id: 'support',
+    model: scriptedModel(),
+    instructions: 'You handle refunds.',
+    tools: {
+      lookup: tool({
+        inputSchema: z.object({ id: z.string() }),
+        execute: async ({ id }) => ({ id, ok: true }),
+      }),
+      refund: tool({
+        inputSchema: z.object({ id: z.string() }),
+        execute: async (): Promise<{ refunded: boolean }> => {
+          throw new Error('refunds are closed')
+        },
+      }),
+    },
+    stopWhen: stepCountIs(3),
+    maxRetries: 0,
+    telemetry: { functionId: 'support', ...telemetry },
+  })
+  await agent.generate({ prompt: 'Refund A17 please.' })
+  await provider.forceFlush()
+  const bytes = ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!
+  return extractAgentRuns(decodeOtlpTraces(bytes, 'otlp_proto'))
+}
+
+const exporter = new InMemorySpanExporter()
+const provider = new BasicTracerProvider({
+  resource: resourceFromAttributes({ 'service.name': 'capture-off' }),
+  spanProcessors: [new SimpleSpanProcessor(exporter)],
+})
+
+beforeAll(() => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  trace.setGlobalTracerProvider(provider)
+  globalThis.AI_SDK_TELEMETRY_INTEGRATIONS = []
+  registerTelemetry(new OpenTelemetry())
+})
+
+afterAll(() => {
+  globalThis.AI_SDK_TELEMETRY_INTEGRATIONS = []
+  trace.disable()
+  context.disable()
+})
+
+describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
+  it('with content capture on, gives the whole run', async () => {
+    const [run] = await runTraced({ recordInputs: true, recordOutputs: true })
+    expect(run!.agentName).toBe('support')
+    expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'You handle refunds.' }])
+    expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Refund A17 please.'])
+    expect(
+      run!.output[0]!.content.parts.map((p) => (p.type === 'tool-invocation' ? p.toolInvocation : p.type)),
+    ).toEqual([
+      {
+        toolCallId: 'call_a',
+        toolName: 'lookup',
+        args: { id: 'A17' },
+        state: 'result',
+        result: { id: 'A17', ok: true },
+      },
+      {
+        toolCallId: 'call_b',
+        toolName: 'refund',
+        args: { id: 'A17' },
+        state: 'output-error',
+        errorText: 'refunds are closed',
+      },
+      'step-start',
+      'text',
+    ])
+    expect(run!.output[0]!.content.content).toBe('Refunded.')
+    expect(run!.status).toBe('ok')
+  })
+
+  it('with content capture off, keeps the structure (tools, order, errors) and notes what is missing', async () => {
+    const runs = await runTraced({ recordInputs: false, recordOutputs: false })
+    expect(runs).toHaveLength(1)
+    const run = runs[0]!
+    expect(run.agentName).toBe('support')
+    expect(run.status).toBe('ok')
+    expect(run.input.inputMessages).toEqual([])
+    // @ai-sdk/otel times spans in milliseconds and both tools start in the same one: without the
+    // model's output there is nothing to order them by, so only the set is checked.
+    const calls = run.output[0]!.content.parts.flatMap((p) =>
+      p.type === 'tool-invocation' ? [p.toolInvocation] : [],
+    )
+    expect(calls.sort((a, b) => a.toolCallId.localeCompare(b.toolCallId))).toEqual([
+      { toolCallId: 'call_a', toolName: 'lookup', args: {}, state: 'call' },
+      // The failed span keeps status ERROR but neither its message nor an exception event.
+      {
+        toolCallId: 'call_b',
+        toolName: 'refund',
+        args: {},
+        state: 'output-error',
+        errorText: 'error (message not recorded)',
+      },
+    ])
+    expect(run.output[0]!.content.parts).toHaveLength(2)
+    expect(run.output[0]!.content.content).toBe('')
+    expect(run.notes).toEqual(
+      expect.arrayContaining([
+        'input messages not recorded (content capture off?)',
+        'tool call call_a (lookup): arguments not recorded',
+        'tool call call_a (lookup): result not recorded',
+        'final text not recorded (content capture off?)',
+      ]),
+    )
+  })
+})
