@@ -1,3 +1,4 @@
+import { configDefaults } from '../config/defaults.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
 import { type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
@@ -33,7 +34,7 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   process(trace: IngestedTrace): Promise<R>
   /** Where results go; a trace's records are committable once every target acknowledged its result. */
   targets: readonly DeliveryTarget<R>[]
-  /** Most traces scored or delivered at once. Default 256. */
+  /** Most traces scored or delivered at once. Default `assembly.maxInFlightTraces` (256). */
   maxInFlightTraces?: number
   /** Pause reading when released traces not yet delivered reach this. Default 1,000. */
   maxQueuedTraces?: number
@@ -118,7 +119,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     ...options,
     assembler,
     tracker,
-    maxInFlight: options.maxInFlightTraces ?? 256,
+    maxInFlight: options.maxInFlightTraces ?? configDefaults.assembly.maxInFlightTraces,
     policy: options.deliveryPolicy,
     onUndeliverable: failure.settle,
   })

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error.ts'
+import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
 import { postJson } from './http-json.ts'
 import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
@@ -58,7 +59,7 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
     passThreshold: config.passThreshold,
     dataTypes: config.dataTypes,
   }
-  const timeoutMs = config.timeoutMs ?? 10_000
+  const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
   const delivery = createRetryingDelivery({
     sink: 'langfuse',
     retry: config.retry,

@@ -1,5 +1,6 @@
 import type { Attributes } from '@opentelemetry/api'
 import { ConfigError } from '../config/config-error.ts'
+import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
 import type { RetryOptions } from './retry-policy.ts'
 import type { PassThreshold } from './score-attributes.ts'
@@ -70,7 +71,10 @@ export function resolveOtlpSinkConfig(
     )
   }
 
-  const timeout = pick<number>('timeoutMs', 'TIMEOUT') ?? { value: 10_000, source: '' }
+  const timeout = pick<number>('timeoutMs', 'TIMEOUT') ?? {
+    value: configDefaults.sinks.timeoutMs,
+    source: '',
+  }
   const timeoutMs = Number(timeout.value)
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     invalid(timeout.source, `expected milliseconds > 0, got ${timeout.value}`)

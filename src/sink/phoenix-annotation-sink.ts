@@ -1,3 +1,4 @@
+import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
 import { HttpStatusError, postJson } from './http-json.ts'
 import { toPhoenixAnnotation } from './phoenix-annotation.ts'
@@ -38,7 +39,7 @@ export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig 
   const url = `${baseUrl}/v1/span_annotations?sync=true`
   const apiKey = config.apiKey ?? env.PHOENIX_API_KEY
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }
-  const timeoutMs = config.timeoutMs ?? 10_000
+  const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
   const batchSize = config.batchSize ?? 100
   const delivery = createRetryingDelivery({
     sink: 'phoenix',

@@ -62,6 +62,7 @@ describe('poison records', () => {
     const source = createKafkaSource({
       kafka,
       topic,
+      deadLetterTopic: dlq,
       groupId,
       fromBeginning: true,
       isAgentRunSpan: isGeneratedAgentSpan,

@@ -148,6 +148,7 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
         }),
         producer,
         sourceTopic: raw,
+        deadLetterTopic: `${raw}_dlq`,
       }),
     )
     // The spans of a trace reach the internal topic from several raw partitions, possibly across a

@@ -1,4 +1,5 @@
 import type { Message, Producer } from 'kafkajs'
+import { configDefaults } from '../../config/defaults.ts'
 import type { Span } from '../../model/index.ts'
 import { groupByTrace } from '../../score-trace.ts'
 import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
@@ -21,7 +22,7 @@ export interface TraceRepartitionerOptions {
   targetTopic?: string
   /** Encoding of the raw records. Default `auto` (protobuf or OTLP/JSON, per record). */
   encoding?: OtlpEncodingOption
-  /** Undecodable records go here; `false` drops them. Default `<sourceTopic>_dlq`. */
+  /** Undecodable records go here; `false` drops them. Default `otlp_spans_dlq` (`kafka.deadLetterTopic`). */
   deadLetterTopic?: string | false
   logger?: IngestLogger
 }
@@ -63,9 +64,10 @@ function perTraceMessages(spans: Span[], timestamp: string | undefined): Message
  */
 export function createTraceRepartitioner(options: TraceRepartitionerOptions): TraceRepartitioner {
   const { consumer, producer } = options
-  const sourceTopic = options.sourceTopic ?? 'otlp_spans'
+  const defaults = configDefaults.kafka
+  const sourceTopic = options.sourceTopic ?? defaults.topic
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
-  const encoding = options.encoding ?? 'auto'
+  const encoding = options.encoding ?? defaults.encoding
   const logger = options.logger ?? stderrLogger
   const counters = { records: 0, spans: 0, traceRecords: 0, commits: 0 }
   const stopping = new AbortController()
@@ -73,7 +75,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     await producer.send({ topic, messages, acks: -1 })
   }
   const deadLetters = createDeadLetterProducer({
-    topic: options.deadLetterTopic === undefined ? `${sourceTopic}_dlq` : options.deadLetterTopic,
+    topic: options.deadLetterTopic ?? defaults.deadLetterTopic,
     send,
     logger,
   })
