@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { debugFromEnv } from './config/env.ts'
 import { ConfigError, loadConfig, resolveConfig, type TracescoreConfig } from './config/index.ts'
 import { filterKafkajsTimeoutWarning } from './ops/kafkajs-warning-filter.ts'
 import { packageRoot } from './package-root.ts'
@@ -33,28 +34,31 @@ TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRA
 OTEL_EXPORTER_OTLP_*.`
 
 /** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
-export async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {
+export async function loadCliConfig(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TracescoreConfig> {
   if (file) {
     if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`)
-    return loadConfig(resolve(file))
+    return loadConfig(resolve(file), env)
   }
   const local = resolve('config/tracescore.config.ts')
-  if (existsSync(local)) return loadConfig(local)
+  if (existsSync(local)) return loadConfig(local, env)
   // config/tracescore.config.ts as built: Node strips no types under node_modules.
   const embedded = resolve(packageRoot, 'dist/examples/tracescore.config.js')
-  if (existsSync(embedded)) return loadConfig(embedded)
-  return resolveConfig({})
+  if (existsSync(embedded)) return loadConfig(embedded, env)
+  return resolveConfig({}, env)
 }
 
 /** Runs the command line; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   filterKafkajsTimeoutWarning()
   // --debug also turns the service's logs to debug (with stack traces), as log.level=debug does.
-  if (argv.includes('--debug')) process.env.TRACESCORE_LOG_LEVEL = 'debug'
-  let debug = process.env.TRACESCORE_LOG_LEVEL === 'debug'
+  const env = argv.includes('--debug') ? { ...process.env, TRACESCORE_LOG_LEVEL: 'debug' } : process.env
+  let debug = debugFromEnv(env)
   const [command, ...rest] = argv.filter((arg) => arg !== '--debug')
   const configFor = async (file: string | undefined) => {
-    const config = await loadCliConfig(file)
+    const config = await loadCliConfig(file, env)
     debug ||= config.log.level === 'debug'
     return config
   }

@@ -23,8 +23,13 @@ export const configDefaults = {
     maxInFlightTraces: 256,
   },
   judges: { timeoutMs: 60_000, concurrency: 4 },
-  /** Per-request timeout of the HTTP sinks (OTLP, Phoenix, Langfuse). */
-  sinks: { timeoutMs: 10_000 },
+  sinks: {
+    /** Per-request timeout of the HTTP sinks (OTLP, Phoenix, Langfuse). */
+    timeoutMs: 10_000,
+    otlpEndpoint: 'http://localhost:4318/v1/traces',
+    phoenixUrl: 'http://localhost:6006',
+    langfuseUrl: 'https://cloud.langfuse.com',
+  },
   metrics: { port: 9464, host: '127.0.0.1' },
   log: { level: 'info' },
 } as const

@@ -149,6 +149,11 @@ export const configSchema = z
         models: z.record(z.string(), judgeModelLimits).default({}),
         /** Limits for models not listed in `models`. */
         defaultLimits: judgeModelLimits.prefault({}),
+        /**
+         * Provider keys and endpoints for `'provider/model'` ids (`OPENAI_API_KEY`,
+         * `<NAME>_BASE_URL`...); filled from the environment, entries given here win.
+         */
+        providerEnv: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .prefault({}),
@@ -164,6 +169,7 @@ export const configSchema = z
                 protocol: z.enum(['http/protobuf', 'http/json']).optional(),
                 headers: z.record(z.string(), z.string()).optional(),
                 timeoutMs: z.number().int().positive().optional(),
+                compression: z.enum(['gzip', 'none']).optional(),
                 passThreshold: z.number().optional(),
               })
               .strict(),
@@ -173,9 +179,16 @@ export const configSchema = z
           .object({ topic: z.string().min(1) })
           .strict()
           .optional(),
-        phoenix: z.object({ url: httpUrl, apiKey: z.string().optional() }).strict().optional(),
+        /** Unset fields come from `PHOENIX_HOST` / `PHOENIX_API_KEY` (src/config/env.ts). */
+        phoenix: z.object({ url: httpUrl.optional(), apiKey: z.string().optional() }).strict().optional(),
+        /** Unset fields come from the `LANGFUSE_*` variables (src/config/env.ts). */
         langfuse: z
-          .object({ url: httpUrl, publicKey: z.string(), secretKey: z.string() })
+          .object({
+            url: httpUrl.optional(),
+            publicKey: z.string().optional(),
+            secretKey: z.string().optional(),
+            environment: z.string().optional(),
+          })
           .strict()
           .optional(),
         stdout: z.boolean().default(false),

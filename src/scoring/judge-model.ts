@@ -42,7 +42,9 @@ const WELL_KNOWN_COMPATIBLE: Record<string, string> = {
  * configured by `<NAME>_BASE_URL` (+ optional `<NAME>_API_KEY`; `ollama` and `lmstudio` default
  * to their local ports). Resolved models are cached per id.
  */
-export function createEnvJudgeModelResolver(env: NodeJS.ProcessEnv = process.env): JudgeModelResolver {
+export function createEnvJudgeModelResolver(
+  env: Readonly<Record<string, string | undefined>>,
+): JudgeModelResolver {
   const cache = new Map<string, JudgeModel>()
   return (modelId) => {
     const cached = cache.get(modelId)
@@ -53,7 +55,7 @@ export function createEnvJudgeModelResolver(env: NodeJS.ProcessEnv = process.env
   }
 }
 
-function resolveFromEnv(modelId: string, env: NodeJS.ProcessEnv): JudgeModel {
+function resolveFromEnv(modelId: string, env: Readonly<Record<string, string | undefined>>): JudgeModel {
   const slash = modelId.indexOf('/')
   if (slash <= 0 || slash === modelId.length - 1) {
     throw new JudgeModelResolutionError(

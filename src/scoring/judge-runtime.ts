@@ -1,3 +1,4 @@
+import { judgeProviderEnv } from '../config/env.ts'
 import type { JudgeLimiter } from './judge-limiter.ts'
 import {
   createEnvJudgeModelResolver,
@@ -35,7 +36,7 @@ export function defaultSupportsStructuredOutput(model: JudgeModel): boolean {
 const DEFAULT_TIMEOUT_MS = 120_000
 
 let current: JudgeRuntime = {
-  resolveModel: createEnvJudgeModelResolver(),
+  resolveModel: createEnvJudgeModelResolver(judgeProviderEnv()),
   timeoutMs: DEFAULT_TIMEOUT_MS,
   supportsStructuredOutput: defaultSupportsStructuredOutput,
 }
@@ -59,7 +60,7 @@ export function configureJudge(changes: Partial<JudgeRuntime>): JudgeRuntime {
 export function setJudgeModelResolver(source: JudgeModelResolver | LanguageModelSource | undefined): void {
   current = {
     ...current,
-    resolveModel: source ? toJudgeModelResolver(source) : createEnvJudgeModelResolver(),
+    resolveModel: source ? toJudgeModelResolver(source) : createEnvJudgeModelResolver(judgeProviderEnv()),
   }
 }
 
