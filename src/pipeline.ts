@@ -69,7 +69,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const logger = deps.logger ?? createLogger(config.log.level)
   const metrics = deps.metrics ?? createMetrics()
   // One client per process: the consumers, the producer and the admin all come from it.
-  const kafka = deps.kafka ?? createKafkaClient(config.kafka)
+  const kafka = deps.kafka ?? createKafkaClient(config.kafka, logger)
   const producer = kafka.producer({ allowAutoTopicCreation: true })
   const admin = kafka.admin()
   const sinks = sinksOf(config, producer, deps.extraSinks)

@@ -1,9 +1,9 @@
 import type { ConsumerConfig, Kafka, Producer } from 'kafkajs'
 import { configDefaults } from '../config/defaults.ts'
+import { createLogger, type Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
-import { type IngestLogger, stderrLogger } from './ingest-logger.ts'
 import { createSupervisedKafkajsConsumer } from './kafkajs-consumer.ts'
 import { createSpanSource, type SpanSource, type SpanSourceOptions } from './span-source.ts'
 
@@ -38,7 +38,7 @@ export interface KafkaSourceOptions<R>
   stallTimeoutMs?: number
   /** Backoff and limit of consumer replacements (default `retryPolicies.consumerRecovery`). */
   recoveryPolicy?: RetryPolicy
-  logger?: IngestLogger
+  logger?: Logger
 }
 
 /**
@@ -46,7 +46,7 @@ export interface KafkaSourceOptions<R>
  * supervised kafkajs consumer (a dead one is replaced), with dead letters produced to Kafka.
  */
 export function createKafkaSource<R>(options: KafkaSourceOptions<R>): SpanSource {
-  const logger = options.logger ?? stderrLogger
+  const logger = options.logger ?? createLogger('warn')
   const defaults = configDefaults.kafka
   const topic = options.topic ?? defaults.topic
   const ownProducer =

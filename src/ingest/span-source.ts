@@ -1,11 +1,11 @@
 import { configDefaults } from '../config/defaults.ts'
+import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
 import { type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
@@ -54,7 +54,7 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   startOffsets?: ReadonlyMap<number, string>
   /** Where each partition's reading ends, exclusive (a replay): `caughtUp` resolves when all got there. */
   endOffsets?: ReadonlyMap<number, string>
-  logger: IngestLogger
+  logger: Logger
   now?: () => number
   sleep?: Sleep
 }
@@ -223,7 +223,7 @@ interface SourceState {
 /** What the consumer's events act on. */
 interface HandlerContext {
   topic: string
-  logger: IngestLogger
+  logger: Logger
   state: SourceState
   reader: RecordReader
   handoff: TraceHandoff
@@ -275,7 +275,7 @@ function assemblerStats(assembler: TraceAssembler<RecordRef>) {
 function backpressureOf(
   options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
   consumer: ConsumerPort,
-  logger: IngestLogger,
+  logger: Logger,
 ): Backpressure {
   const limits = {
     pauseAtBufferedSpans:

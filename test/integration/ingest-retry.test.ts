@@ -14,6 +14,7 @@ import {
   uniqueName,
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
+import { silentLogger } from '../../src/ops/logger.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -47,7 +48,7 @@ describe('downstream failures', () => {
       tickMs: 20,
       commitIntervalMs: 100,
       deliveryPolicy: { retries: Infinity, initialDelayMs: 20, maxDelayMs: 100, multiplier: 2, jitter: 0 },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      logger: silentLogger(),
       // "Scoring": counted, to show it happens once per trace whatever the deliveries do.
       process: async (trace) => {
         scored.set(trace.traceId, (scored.get(trace.traceId) ?? 0) + 1)

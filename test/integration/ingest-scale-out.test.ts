@@ -1,6 +1,5 @@
 import type { Message } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { stderrLogger } from '../../src/ingest/ingest-logger.ts'
 import { createKafkaSource, type IngestedTrace, type SpanSource } from '../../src/ingest/kafka-source.ts'
 import { createSupervisedKafkajsConsumer } from '../../src/ingest/kafkajs-consumer.ts'
 import { createTraceRepartitioner } from '../../src/ingest/repartition/trace-repartitioner.ts'
@@ -22,6 +21,7 @@ import {
   waitFor,
 } from '../../src/ingest/testing/broker.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createLogger } from '../../src/ops/logger.ts'
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -144,7 +144,7 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
           groupId: repartitionGroup,
           fromBeginning: true,
           sessionTimeout: 6_000,
-          logger: stderrLogger,
+          logger: createLogger('warn'),
         }),
         producer,
         sourceTopic: raw,

@@ -1,13 +1,13 @@
 import type { Message, Producer } from 'kafkajs'
 import { configDefaults } from '../../config/defaults.ts'
 import type { Span } from '../../model/index.ts'
+import { createLogger, type Logger } from '../../ops/logger.ts'
 import { groupByTrace } from '../../score-trace.ts'
 import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
 import type { ConsumedRecord, ConsumerHandlers, ConsumerPort } from '../consumer-port.ts'
 import { type BadRecord, badRecordOf } from '../dead-letter.ts'
 import { createDeadLetterProducer } from '../dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncodingOption } from '../decode/index.ts'
-import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
 import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
 
 /** Settings of the repartition stage. */
@@ -24,7 +24,7 @@ export interface TraceRepartitionerOptions {
   encoding?: OtlpEncodingOption
   /** Undecodable records go here; `false` drops them. Default `otlp_spans_dlq` (`kafka.deadLetterTopic`). */
   deadLetterTopic?: string | false
-  logger?: IngestLogger
+  logger?: Logger
 }
 
 /** Counters of the repartition stage. */
@@ -68,7 +68,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
   const sourceTopic = options.sourceTopic ?? defaults.topic
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
   const encoding = options.encoding ?? defaults.encoding
-  const logger = options.logger ?? stderrLogger
+  const logger = options.logger ?? createLogger('warn')
   const counters = { records: 0, spans: 0, traceRecords: 0, commits: 0 }
   const stopping = new AbortController()
   const send = async (topic: string, messages: Message[]) => {
