@@ -85,13 +85,5 @@ function messageOf(error: unknown): string {
   }
 }
 
-/** Groups spans by trace id, keeping arrival order within each trace. */
-export function groupByTrace(spans: Iterable<Span>): Map<string, Span[]> {
-  const traces = new Map<string, Span[]>()
-  for (const span of spans) {
-    const list = traces.get(span.traceId)
-    if (list) list.push(span)
-    else traces.set(span.traceId, [span])
-  }
-  return traces
-}
+/** Re-exported for the public API (src/index.ts); the one implementation is in src/model. */
+export { groupByTrace } from './model/index.ts'

@@ -1,4 +1,5 @@
 export * from './agent-run.ts'
+export { groupByTrace } from './group-by-trace.ts'
 export * from './message.ts'
 export * from './score.ts'
 export * from './span.ts'

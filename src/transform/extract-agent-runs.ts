@@ -1,4 +1,4 @@
-import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
+import { type AgentRun, groupByTrace, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
@@ -23,13 +23,7 @@ import { collectToolCalls } from './tool-calls.ts'
  * within each trace. Never throws: what cannot be rebuilt is listed in the run's `notes`.
  */
 export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
-  const traces = new Map<string, Span[]>()
-  for (const span of spans) {
-    const list = traces.get(span.traceId)
-    if (list) list.push(span)
-    else traces.set(span.traceId, [span])
-  }
-  return [...traces.values()].flatMap(extractTraceRuns)
+  return [...groupByTrace(spans).values()].flatMap(extractTraceRuns)
 }
 
 function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
