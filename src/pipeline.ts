@@ -10,7 +10,12 @@ import { sourceMetricsRefresher } from './ops/source-metrics.ts'
 import { scoreTrace, type TraceScores } from './score-trace.ts'
 import { configureJudgeFromConfig } from './scoring/judge-governance.ts'
 import { TokenBudget } from './scoring/token-budget.ts'
-import { decisionsTarget, sinkTarget } from './sink/delivery-targets.ts'
+import {
+  type DeliverableScores,
+  decisionsTarget,
+  deliverableOf,
+  sinkTarget,
+} from './sink/delivery-targets.ts'
 import type { Sink } from './sink/index.ts'
 import { sinksFromConfig } from './sink/sinks-from-config.ts'
 import { isAgentRunSpan, spanRole } from './transform/index.ts'
@@ -64,7 +69,8 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const admin = kafka.admin()
   const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks)
   const { decisionsTopic } = config.kafka
-  const ingest = createKafkaIngest<TraceScores>({
+  const score = scorerOf(config, metrics, logger, deps.now)
+  const ingest = createKafkaIngest<DeliverableScores>({
     config,
     kafka,
     producer,
@@ -74,7 +80,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     now: deps.now,
     isAgentRunSpan,
     isGenAiSpan: (span) => spanRole(span) !== 'other',
-    process: scorerOf(config, metrics, logger, deps.now),
+    process: async (trace) => deliverableOf(await score(trace)),
     targets: [
       ...sinks.map((sink) => sinkTarget(sink, metrics)),
       ...(decisionsTopic ? [decisionsTarget(producer, decisionsTopic)] : []),

@@ -35,11 +35,10 @@ export interface ScoreTraceOptions {
  * (see `scoreRun`), and a trace whose runs cannot be rebuilt comes back with no runs and `error`.
  */
 export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
-  const scored = options.scoredRunSpanIds
   let runs: AgentRun[]
   try {
-    runs = extractAgentRuns(spans)
-    if (scored !== undefined && scored.length > 0) runs = runs.filter((run) => !scored.includes(run.spanId))
+    // Runs scored by an earlier release are not rebuilt at all, only left out.
+    runs = extractAgentRuns(spans, { skipRunSpanIds: options.scoredRunSpanIds })
   } catch (error) {
     return {
       runs: [],
