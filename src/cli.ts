@@ -30,8 +30,9 @@ an unexpected error; 2 a usage or configuration error (the message names the key
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
-TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL,
-OTEL_EXPORTER_OTLP_*.`
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
+sink and judge settings the configuration leaves unset: OTEL_EXPORTER_OTLP_*, PHOENIX_HOST,
+PHOENIX_API_KEY, LANGFUSE_*, <PROVIDER>_API_KEY and <PROVIDER>_BASE_URL.`
 
 /** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
 export async function loadCliConfig(
