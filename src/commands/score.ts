@@ -6,8 +6,8 @@ import {
   detectOtlpEncoding,
   OtlpDecodeError,
 } from '../ingest/decode/index.ts'
-import { groupByTrace, type Span } from '../model/index.ts'
-import { scoreTrace } from '../score-trace.ts'
+import type { Span } from '../model/index.ts'
+import { groupByTrace, scoreTrace } from '../score-trace.ts'
 import { configureJudgeFromConfig } from '../scoring/judge-governance.ts'
 import { createJsonlSink } from '../sink/index.ts'
 

@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModel } from 'ai'
+import { judgeProviderEnv } from '../config/env.ts'
 
 /** A language model instance (any AI SDK specification version). */
 export type JudgeModel = Exclude<LanguageModel, string>
@@ -43,7 +44,7 @@ const WELL_KNOWN_COMPATIBLE: Record<string, string> = {
  * to their local ports). Resolved models are cached per id.
  */
 export function createEnvJudgeModelResolver(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Readonly<Record<string, string | undefined>> = judgeProviderEnv(),
 ): JudgeModelResolver {
   const cache = new Map<string, JudgeModel>()
   return (modelId) => {

@@ -1,4 +1,3 @@
-import { judgeProviderEnv } from '../config/env.ts'
 import type { JudgeLimiter } from './judge-limiter.ts'
 import {
   createEnvJudgeModelResolver,
@@ -36,7 +35,7 @@ export function defaultSupportsStructuredOutput(model: JudgeModel): boolean {
 const DEFAULT_TIMEOUT_MS = 120_000
 
 let current: JudgeRuntime = {
-  resolveModel: createEnvJudgeModelResolver(judgeProviderEnv()),
+  resolveModel: createEnvJudgeModelResolver(),
   timeoutMs: DEFAULT_TIMEOUT_MS,
   supportsStructuredOutput: defaultSupportsStructuredOutput,
 }
@@ -60,7 +59,7 @@ export function configureJudge(changes: Partial<JudgeRuntime>): JudgeRuntime {
 export function setJudgeModelResolver(source: JudgeModelResolver | LanguageModelSource | undefined): void {
   current = {
     ...current,
-    resolveModel: source ? toJudgeModelResolver(source) : createEnvJudgeModelResolver(judgeProviderEnv()),
+    resolveModel: source ? toJudgeModelResolver(source) : createEnvJudgeModelResolver(),
   }
 }
 
