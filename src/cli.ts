@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { debugFromEnv } from './config/env.ts'
 import { ConfigError, loadConfig, resolveConfig, type TracescoreConfig } from './config/index.ts'
 import { filterKafkajsTimeoutWarning } from './ops/kafkajs-warning-filter.ts'
 import { packageRoot } from './package-root.ts'
@@ -29,32 +30,36 @@ an unexpected error; 2 a usage or configuration error (the message names the key
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
-TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL,
-OTEL_EXPORTER_OTLP_*.`
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
+sink and judge settings the configuration leaves unset: OTEL_EXPORTER_OTLP_*, PHOENIX_HOST,
+PHOENIX_API_KEY, LANGFUSE_*, <PROVIDER>_API_KEY and <PROVIDER>_BASE_URL.`
 
 /** Finds and loads the configuration: the --config file, ./config/tracescore.config.ts, or the defaults. */
-async function loadCliConfig(file: string | undefined): Promise<TracescoreConfig> {
+export async function loadCliConfig(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TracescoreConfig> {
   if (file) {
     if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`)
-    return loadConfig(resolve(file))
+    return loadConfig(resolve(file), env)
   }
   const local = resolve('config/tracescore.config.ts')
-  if (existsSync(local)) return loadConfig(local)
+  if (existsSync(local)) return loadConfig(local, env)
   // config/tracescore.config.ts as built: Node strips no types under node_modules.
   const embedded = resolve(packageRoot, 'dist/examples/tracescore.config.js')
-  if (existsSync(embedded)) return loadConfig(embedded)
-  return resolveConfig({})
+  if (existsSync(embedded)) return loadConfig(embedded, env)
+  return resolveConfig({}, env)
 }
 
 /** Runs the command line; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   filterKafkajsTimeoutWarning()
   // --debug also turns the service's logs to debug (with stack traces), as log.level=debug does.
-  if (argv.includes('--debug')) process.env.TRACESCORE_LOG_LEVEL = 'debug'
-  let debug = process.env.TRACESCORE_LOG_LEVEL === 'debug'
+  const env = argv.includes('--debug') ? { ...process.env, TRACESCORE_LOG_LEVEL: 'debug' } : process.env
+  let debug = debugFromEnv(env)
   const [command, ...rest] = argv.filter((arg) => arg !== '--debug')
   const configFor = async (file: string | undefined) => {
-    const config = await loadCliConfig(file)
+    const config = await loadCliConfig(file, env)
     debug ||= config.log.level === 'debug'
     return config
   }

@@ -1,22 +1,23 @@
-import type { Kafka, Producer } from 'kafkajs'
+import type { Kafka } from 'kafkajs'
 import type { TracescoreConfig } from './config/index.ts'
 import { createKafkaClient } from './ingest/kafka-client.ts'
+import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
 import type { IngestedTrace } from './ingest/kafka-source.ts'
-import { createKafkaSource } from './ingest/kafka-source.ts'
-import { ensureRepartitionTopic, waitForTopic } from './ingest/kafka-topics.ts'
-import { createSupervisedKafkajsConsumer } from './ingest/kafkajs-consumer.ts'
-import { createTraceRepartitioner } from './ingest/repartition/trace-repartitioner.ts'
 import type { SpanSourceStats } from './ingest/span-source.ts'
-import { refreshConsumerLag } from './ops/consumer-lag.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
-import { sourceMetricsUpdater } from './ops/source-metrics.ts'
+import { sourceMetricsRefresher } from './ops/source-metrics.ts'
 import { scoreTrace, type TraceScores } from './score-trace.ts'
 import type { Judge } from './scoring/judge.ts'
 import { judgeFromConfig } from './scoring/judge-from-config.ts'
-import { decisionsTarget, sinkTarget } from './sink/delivery-targets.ts'
-import { coalesceDeliveries, createSink, type Sink, type SinkConfig } from './sink/index.ts'
-import { retryPolicies } from './sink/retry-policy.ts'
+import {
+  type DeliverableScores,
+  decisionsTarget,
+  deliverableOf,
+  sinkTarget,
+} from './sink/delivery-targets.ts'
+import type { Sink } from './sink/index.ts'
+import { sinksFromConfig } from './sink/sinks-from-config.ts'
 import { isAgentRunSpan, isGenAiSpan } from './transform/index.ts'
 
 /** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
@@ -43,13 +44,7 @@ export interface Pipeline {
 }
 
 /** A range of the topic to read instead of the group's position (`tracescore replay`). */
-export interface PipelineRange {
-  /** A throw-away consumer group: the service's committed offsets stay untouched. */
-  groupId: string
-  startOffsets: ReadonlyMap<number, string>
-  /** Exclusive end of each partition. */
-  endOffsets: ReadonlyMap<number, string>
-}
+export type PipelineRange = ReadRange
 
 /** What the pipeline may be given instead of building it from the configuration. */
 export interface PipelineDeps {
@@ -71,80 +66,61 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const logger = deps.logger ?? createLogger(config.log.level)
   const metrics = deps.metrics ?? createMetrics()
   // One client per process: the consumers, the producer and the admin all come from it.
-  const kafka = deps.kafka ?? createKafkaClient(config.kafka)
+  const kafka = deps.kafka ?? createKafkaClient(config.kafka, logger)
   const producer = kafka.producer({ allowAutoTopicCreation: true })
   const admin = kafka.admin()
-  const sinks = sinksOf(config, producer, deps.extraSinks)
+  const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks)
   const { decisionsTopic } = config.kafka
-  const repartitioner =
-    config.kafka.repartition && !deps.range ? repartitionerOf(config, kafka, producer, logger) : undefined
-  const topic = repartitioner?.targetTopic ?? config.kafka.topic
-  const groupId = deps.range?.groupId ?? config.kafka.groupId
-  const source = createKafkaSource<TraceScores>({
+  const score = scorerOf(
+    config,
+    deps.judge ?? judgeFromConfig(config, { now: deps.now }),
+    metrics,
+    logger,
+    deps.now,
+  )
+  const ingest = createKafkaIngest<DeliverableScores>({
+    config,
     kafka,
     producer,
-    groupId,
-    topic,
-    fromBeginning: repartitioner || deps.range ? true : config.kafka.fromBeginning,
-    encoding: repartitioner ? 'otlp_json' : config.kafka.encoding,
-    deadLetterTopic: config.kafka.deadLetterTopic,
-    ...config.assembly,
+    admin,
+    logger,
+    range: deps.range,
+    now: deps.now,
     isAgentRunSpan,
     isGenAiSpan,
-    logger,
-    now: deps.now,
-    process: scorerOf(
-      config,
-      deps.judge ?? judgeFromConfig(config, { now: deps.now }),
-      metrics,
-      logger,
-      deps.now,
-    ),
+    process: async (trace) => deliverableOf(await score(trace)),
     targets: [
       ...sinks.map((sink) => sinkTarget(sink, metrics)),
       ...(decisionsTopic ? [decisionsTarget(producer, decisionsTopic)] : []),
     ],
-    // A replay gives up on a delivery after about a minute (then exits 1); the service never does.
-    ...(deps.range
-      ? { ...deps.range, commitIntervalMs: false as const, deliveryPolicy: retryPolicies.sink }
-      : {}),
   })
-  const updateSourceMetrics = sourceMetricsUpdater(metrics, source.stats)
+  const { source, groupId, topic } = ingest
+  const sourceMetrics = sourceMetricsRefresher(metrics, source.stats, { admin, groupId, topic, logger })
   const starting = new AbortController()
   return {
     metrics,
     stats: source.stats,
     ready: source.ready,
-    failed: Promise.race([source.failed, ...(repartitioner ? [repartitioner.failed] : [])]),
+    failed: ingest.failed,
     caughtUp: source.caughtUp,
     async drain() {
       source.flush()
       await source.drained()
     },
-    async refreshMetrics() {
-      updateSourceMetrics()
-      await refreshConsumerLag(admin, { groupId, topic }, metrics.consumerLag, logger)
-    },
+    refreshMetrics: sourceMetrics.refresh,
     async start() {
-      const { brokers } = config.kafka
       const scorers = Object.keys(config.scorers)
+      const { brokers } = config.kafka
       logger.info({ brokers, topic: config.kafka.topic, groupId, scorers }, 'tracescore starting')
-      await waitForTopic(admin, config.kafka.topic, logger, starting.signal)
-      await producer.connect()
-      if (repartitioner) {
-        await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
-        await repartitioner.start()
-      }
-      await source.start()
+      await ingest.start(starting.signal)
     },
     async stop() {
       starting.abort()
-      await repartitioner?.stop()
-      await source.stop({ commit: deps.range === undefined })
+      await ingest.stop()
       await Promise.allSettled(sinks.map((sink) => sink.close()))
       await producer.disconnect().catch(() => {})
       await admin.disconnect().catch(() => {})
-      updateSourceMetrics()
+      sourceMetrics.update()
       logger.info({ stats: source.stats() }, 'tracescore stopped')
     },
   }
@@ -174,47 +150,4 @@ function scorerOf(
       logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
     return scores
   }
-}
-
-/**
- * The configured sinks (plus `extra`), each making one attempt per delivery (the delivery queue
- * retries above them) and batching the scores of concurrently scored traces into one export.
- */
-function sinksOf(config: TracescoreConfig, producer: Producer, extra: Sink[] = []): Sink[] {
-  const oneAttempt = { retry: { retries: 0 } }
-  return [...sinkConfigsOf(config, producer).map((c) => createSink({ ...c, ...oneAttempt })), ...extra].map(
-    (sink) => coalesceDeliveries(sink),
-  )
-}
-
-/** The sink list the configuration asks for; the Kafka score sink writes through the process's producer. */
-export function sinkConfigsOf(config: TracescoreConfig, producer: Producer): SinkConfig[] {
-  const { otlp, kafka, phoenix, langfuse, stdout } = config.sinks
-  const list: SinkConfig[] = []
-  if (otlp !== false) list.push({ type: 'otlp', ...otlp })
-  if (kafka) list.push({ type: 'kafka', producer, topic: kafka.topic })
-  if (phoenix) list.push({ type: 'phoenix', ...phoenix })
-  if (langfuse) list.push({ type: 'langfuse', ...langfuse })
-  if (stdout) list.push({ type: 'jsonl' })
-  return list
-}
-
-/**
- * The repartition stage: records not keyed by trace id are re-keyed by trace into
- * `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
- */
-function repartitionerOf(config: TracescoreConfig, kafka: Kafka, producer: Producer, logger: Logger) {
-  return createTraceRepartitioner({
-    consumer: createSupervisedKafkajsConsumer({
-      kafka,
-      groupId: `${config.kafka.groupId}-repartition`,
-      fromBeginning: config.kafka.fromBeginning,
-      logger,
-    }),
-    producer,
-    sourceTopic: config.kafka.topic,
-    encoding: config.kafka.encoding,
-    deadLetterTopic: config.kafka.deadLetterTopic,
-    logger,
-  })
 }

@@ -38,11 +38,10 @@ export interface ScoreTraceOptions {
  * (see `scoreRun`), and a trace whose runs cannot be rebuilt comes back with no runs and `error`.
  */
 export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Promise<TraceScores> {
-  const scored = options.scoredRunSpanIds
   let runs: AgentRun[]
   try {
-    runs = extractAgentRuns(spans)
-    if (scored !== undefined && scored.length > 0) runs = runs.filter((run) => !scored.includes(run.spanId))
+    // Runs scored by an earlier release are not rebuilt at all, only left out.
+    runs = extractAgentRuns(spans, { skipRunSpanIds: options.scoredRunSpanIds })
   } catch (error) {
     return {
       runs: [],
@@ -88,13 +87,5 @@ function messageOf(error: unknown): string {
   }
 }
 
-/** Groups spans by trace id, keeping arrival order within each trace. */
-export function groupByTrace(spans: Iterable<Span>): Map<string, Span[]> {
-  const traces = new Map<string, Span[]>()
-  for (const span of spans) {
-    const list = traces.get(span.traceId)
-    if (list) list.push(span)
-    else traces.set(span.traceId, [span])
-  }
-  return traces
-}
+/** Re-exported for the public API (src/index.ts); the one implementation is in src/model. */
+export { groupByTrace } from './model/index.ts'

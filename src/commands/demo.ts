@@ -2,6 +2,7 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { Kafka, logLevel } from 'kafkajs'
+import { demoPhoenixUrl } from '../config/env.ts'
 import { resolveConfig, type TracescoreConfig } from '../config/index.ts'
 import { demoJudgePolicy } from '../demo/demo-judge-policy.ts'
 import {
@@ -149,7 +150,7 @@ async function scoreAll(
 export async function runDemo(options: DemoOptions = {}): Promise<number> {
   say('tracescore demo\n')
   const judge = await startScriptedJudge(demoJudgePolicy)
-  const phoenixUrl = process.env.PHOENIX_URL ?? 'http://127.0.0.1:6006'
+  const phoenixUrl = demoPhoenixUrl()
   const phoenix = (await phoenixAnswers(phoenixUrl)) ? phoenixUrl : undefined
   const config = await demoConfig(judge.baseURL, phoenix)
   const { brokers, topic } = config.kafka

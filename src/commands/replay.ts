@@ -30,7 +30,7 @@ export async function replayRange(
   to?: ReplayBound,
 ): Promise<number> {
   const logger = createLogger(config.log.level)
-  const kafka = createKafkaClient(config.kafka)
+  const kafka = createKafkaClient(config.kafka, logger)
   const admin = kafka.admin()
   let pipeline: Pipeline | undefined
   let progress: NodeJS.Timeout | undefined

@@ -24,7 +24,13 @@ describe('resolveConfig', () => {
     })
     expect(config.assembly.settleMs).toBe(2000)
     expect(config.judges.defaultLimits.concurrency).toBe(4)
-    expect(config.sinks.otlp).toEqual({})
+    expect(config.sinks.otlp).toEqual({
+      endpoint: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      timeoutMs: 10_000,
+      compression: 'none',
+    })
     expect(config.metrics.port).toBe(9464)
   })
 

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from './config-error.ts'
-import { applyEnvOverrides, ENV_OVERRIDES } from './env.ts'
+import { applyEnvDefaults, applyEnvOverrides, ENV_OVERRIDES } from './env.ts'
 import { readConfigInput } from './read-config-input.ts'
 import { configSchema, type TracescoreConfig, type TracescoreConfigInput } from './schema.ts'
 
@@ -19,7 +19,7 @@ export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.e
   }
   const merged = applyEnvOverrides(readConfigInput(input), env)
   const parsed = configSchema.safeParse(merged)
-  if (parsed.success) return parsed.data
+  if (parsed.success) return applyEnvDefaults(parsed.data, env)
   const envByPath = new Map(Object.entries(ENV_OVERRIDES).map(([name, o]) => [o.path.join('.'), name]))
   const issues = parsed.error.issues.map((issue) => {
     const key = issue.path.map(String).join('.') || '(root)'

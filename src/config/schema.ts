@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
+import { configDefaults as d } from './defaults.ts'
 import { httpUrlProblem } from './http-url.ts'
 
 /** An http(s) endpoint without user info (a password in a URL would reach logs and errors). */
@@ -72,7 +73,7 @@ const scorerEntry = z
 
 const judgeModelLimits = z
   .object({
-    concurrency: z.number().int().positive().default(4),
+    concurrency: z.number().int().positive().default(d.judges.concurrency),
     requestsPerMinute: z.number().positive().optional(),
     tokensPerMinute: z.number().positive().optional(),
   })
@@ -113,18 +114,18 @@ export const configSchema = z
         brokers: z
           .array(z.string().regex(/^[^:\s]+:\d+$/, 'expected host:port'))
           .min(1)
-          .default(['127.0.0.1:9092']),
-        clientId: z.string().default('tracescore'),
-        topic: z.string().min(1).default('otlp_spans'),
-        groupId: z.string().min(1).default('tracescore'),
+          .default([...d.kafka.brokers]),
+        clientId: z.string().default(d.kafka.clientId),
+        topic: z.string().min(1).default(d.kafka.topic),
+        groupId: z.string().min(1).default(d.kafka.groupId),
         /** `auto` tells protobuf from OTLP/JSON per record. */
-        encoding: z.enum(['auto', 'otlp_proto', 'otlp_json']).default('auto'),
-        fromBeginning: z.boolean().default(false),
-        deadLetterTopic: z.string().min(1).default('otlp_spans_dlq'),
+        encoding: z.enum(['auto', 'otlp_proto', 'otlp_json']).default(d.kafka.encoding),
+        fromBeginning: z.boolean().default(d.kafka.fromBeginning),
+        deadLetterTopic: z.string().min(1).default(d.kafka.deadLetterTopic),
         /** When set, every (run, scorer) decision is produced here as one JSON record keyed by trace id. */
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */
-        repartition: z.boolean().default(false),
+        repartition: z.boolean().default(d.kafka.repartition),
         ssl: ssl.default(false),
         sasl: sasl.optional(),
       })
@@ -132,26 +133,27 @@ export const configSchema = z
       .prefault({}),
     assembly: z
       .object({
-        settleMs: z.number().int().nonnegative().default(2_000),
-        maxTraceAgeMs: z.number().int().positive().default(120_000),
-        maxBufferedSpans: z.number().int().positive().default(200_000),
-        maxBufferedBytes: z
-          .number()
-          .int()
-          .positive()
-          .default(256 * 1024 * 1024),
-        rescoreLateSpans: z.boolean().default(false),
+        settleMs: z.number().int().nonnegative().default(d.assembly.settleMs),
+        maxTraceAgeMs: z.number().int().positive().default(d.assembly.maxTraceAgeMs),
+        maxBufferedSpans: z.number().int().positive().default(d.assembly.maxBufferedSpans),
+        maxBufferedBytes: z.number().int().positive().default(d.assembly.maxBufferedBytes),
+        rescoreLateSpans: z.boolean().default(d.assembly.rescoreLateSpans),
         /** Traces scored and delivered at once (judge calls stay bounded by judges.*). */
-        maxInFlightTraces: z.number().int().positive().default(256),
+        maxInFlightTraces: z.number().int().positive().default(d.assembly.maxInFlightTraces),
       })
       .strict()
       .prefault({}),
     judges: z
       .object({
-        timeoutMs: z.number().int().positive().default(60_000),
+        timeoutMs: z.number().int().positive().default(d.judges.timeoutMs),
         models: z.record(z.string(), judgeModelLimits).default({}),
         /** Limits for models not listed in `models`. */
         defaultLimits: judgeModelLimits.prefault({}),
+        /**
+         * Provider keys and endpoints for `'provider/model'` ids (`OPENAI_API_KEY`,
+         * `<NAME>_BASE_URL`...); filled from the environment, entries given here win.
+         */
+        providerEnv: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .prefault({}),
@@ -167,6 +169,7 @@ export const configSchema = z
                 protocol: z.enum(['http/protobuf', 'http/json']).optional(),
                 headers: z.record(z.string(), z.string()).optional(),
                 timeoutMs: z.number().int().positive().optional(),
+                compression: z.enum(['gzip', 'none']).optional(),
                 passThreshold: z.number().optional(),
               })
               .strict(),
@@ -176,9 +179,16 @@ export const configSchema = z
           .object({ topic: z.string().min(1) })
           .strict()
           .optional(),
-        phoenix: z.object({ url: httpUrl, apiKey: z.string().optional() }).strict().optional(),
+        /** Unset fields come from `PHOENIX_HOST` / `PHOENIX_API_KEY` (src/config/env.ts). */
+        phoenix: z.object({ url: httpUrl.optional(), apiKey: z.string().optional() }).strict().optional(),
+        /** Unset fields come from the `LANGFUSE_*` variables (src/config/env.ts). */
         langfuse: z
-          .object({ url: httpUrl, publicKey: z.string(), secretKey: z.string() })
+          .object({
+            url: httpUrl.optional(),
+            publicKey: z.string().optional(),
+            secretKey: z.string().optional(),
+            environment: z.string().optional(),
+          })
           .strict()
           .optional(),
         stdout: z.boolean().default(false),
@@ -187,13 +197,13 @@ export const configSchema = z
       .prefault({}),
     metrics: z
       .object({
-        port: z.number().int().min(0).max(65_535).default(9464),
-        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65_535).default(d.metrics.port),
+        host: z.string().default(d.metrics.host),
       })
       .strict()
       .prefault({}),
     log: z
-      .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default('info') })
+      .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default(d.log.level) })
       .strict()
       .prefault({}),
   })

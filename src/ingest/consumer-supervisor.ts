@@ -1,3 +1,4 @@
+import type { Logger } from '../ops/logger.ts'
 import {
   type RetryPolicy,
   realSleep,
@@ -7,11 +8,10 @@ import {
   sleepUnlessAborted,
 } from '../sink/retry-policy.ts'
 import type { ConsumerFactory, ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 
 /** Settings of the consumer supervisor. */
 interface ConsumerSupervisorOptions {
-  logger: IngestLogger
+  logger: Logger
   /** Backoff between replacements and how many in a row (without a join between) before giving up. */
   policy?: RetryPolicy
   /** How long a dead consumer may take to stop before it is abandoned. Default 30,000 ms. */
@@ -188,7 +188,7 @@ function recoveryBudget(retries: number, healthyAfterMs: number, now: () => numb
 }
 
 /** Stops a consumer, giving up after `timeoutMs` (a consumer stuck in a request may never stop). */
-async function stopWithin(consumer: ConsumerPort, timeoutMs: number, logger: IngestLogger): Promise<void> {
+async function stopWithin(consumer: ConsumerPort, timeoutMs: number, logger: Logger): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   try {
     await Promise.race([

@@ -1,7 +1,7 @@
 import type { Message } from 'kafkajs'
+import type { Logger } from '../ops/logger.ts'
 import { type RetryPolicy, retryPolicies, retryWithBackoff, type Sleep } from '../sink/retry-policy.ts'
 import { type BadRecord, deadLetterMessage, errorCode } from './dead-letter.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 
 /** Produces messages to a topic, acknowledged by every in-sync replica. */
 type SendMessages = (topic: string, messages: Message[]) => Promise<void>
@@ -11,7 +11,7 @@ interface DeadLetterProducerOptions {
   /** The dead-letter topic; `false` drops bad records (they are still logged and counted). */
   topic: string | false
   send: SendMessages
-  logger: IngestLogger
+  logger: Logger
   /** Default `retryPolicies.delivery` (until produced or stopped). */
   policy?: RetryPolicy
   sleep?: Sleep

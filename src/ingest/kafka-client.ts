@@ -1,5 +1,7 @@
 import { Kafka, type KafkaConfig, logLevel } from 'kafkajs'
 import type { TracescoreConfig } from '../config/index.ts'
+import { kafkajsLogCreator } from '../ops/kafkajs-log.ts'
+import type { Logger } from '../ops/logger.ts'
 import { registerCompressionCodecs } from './codecs.ts'
 import { kafkaTlsOptions } from './kafka-security.ts'
 
@@ -8,9 +10,11 @@ import { kafkaTlsOptions } from './kafka-security.ts'
  * consumer, the repartitioner, the producer (dead letters, decisions, the Kafka score sink) and
  * the admin (start-up, lag) all come from it. Registers the snappy, lz4 and zstd codecs first,
  * since records may come compressed with any of them (the Collector's `producer.compression`).
+ * kafkajs's log lines (warnings and errors) go through `logger`, the process's one logger.
  */
 export function createKafkaClient(
   kafka: TracescoreConfig['kafka'],
+  logger: Logger,
   overrides: Partial<KafkaConfig> = {},
 ): Kafka {
   registerCompressionCodecs()
@@ -20,6 +24,7 @@ export function createKafkaClient(
     ssl: kafkaTlsOptions(kafka.ssl),
     ...(kafka.sasl ? { sasl: kafka.sasl } : {}),
     logLevel: logLevel.WARN,
+    logCreator: kafkajsLogCreator(logger),
     ...overrides,
   })
 }

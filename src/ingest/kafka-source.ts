@@ -1,8 +1,9 @@
 import type { ConsumerConfig, Kafka, Producer } from 'kafkajs'
+import { configDefaults } from '../config/defaults.ts'
+import { createLogger, type Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
-import { type IngestLogger, stderrLogger } from './ingest-logger.ts'
 import { createSupervisedKafkajsConsumer } from './kafkajs-consumer.ts'
 import { createSpanSource, type SpanSource, type SpanSourceOptions } from './span-source.ts'
 
@@ -37,7 +38,7 @@ export interface KafkaSourceOptions<R>
   stallTimeoutMs?: number
   /** Backoff and limit of consumer replacements (default `retryPolicies.consumerRecovery`). */
   recoveryPolicy?: RetryPolicy
-  logger?: IngestLogger
+  logger?: Logger
 }
 
 /**
@@ -45,15 +46,16 @@ export interface KafkaSourceOptions<R>
  * supervised kafkajs consumer (a dead one is replaced), with dead letters produced to Kafka.
  */
 export function createKafkaSource<R>(options: KafkaSourceOptions<R>): SpanSource {
-  const logger = options.logger ?? stderrLogger
-  const topic = options.topic ?? 'otlp_spans'
+  const logger = options.logger ?? createLogger('warn')
+  const defaults = configDefaults.kafka
+  const topic = options.topic ?? defaults.topic
   const ownProducer =
     options.producer === undefined ? options.kafka.producer({ allowAutoTopicCreation: true }) : undefined
   const producer = options.producer ?? ownProducer!
   const consumer = createSupervisedKafkajsConsumer({
     kafka: options.kafka,
-    groupId: options.groupId ?? 'tracescore',
-    fromBeginning: options.fromBeginning ?? false,
+    groupId: options.groupId ?? defaults.groupId,
+    fromBeginning: options.fromBeginning ?? defaults.fromBeginning,
     sessionTimeout: options.sessionTimeout,
     maxWaitTimeMs: options.maxWaitTimeMs,
     consumerConfig: options.consumerConfig,
@@ -63,7 +65,7 @@ export function createKafkaSource<R>(options: KafkaSourceOptions<R>): SpanSource
     now: options.now,
   })
   const deadLetters = createDeadLetterProducer({
-    topic: options.deadLetterTopic === undefined ? `${topic}_dlq` : options.deadLetterTopic,
+    topic: options.deadLetterTopic ?? defaults.deadLetterTopic,
     send: async (dlqTopic, messages) => {
       await producer.send({ topic: dlqTopic, acks: -1, messages })
     },
@@ -72,7 +74,7 @@ export function createKafkaSource<R>(options: KafkaSourceOptions<R>): SpanSource
   const source = createSpanSource({
     ...options,
     topic,
-    encoding: options.encoding ?? 'auto',
+    encoding: options.encoding ?? defaults.encoding,
     consumer,
     deadLetters,
     logger,

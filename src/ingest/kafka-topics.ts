@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs'
+import type { Logger } from '../ops/logger.ts'
 import { retryPolicies, retryWithBackoff } from '../sink/retry-policy.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import { describeKafkaError } from './kafka-security.ts'
 
 /**
@@ -11,7 +11,7 @@ import { describeKafkaError } from './kafka-security.ts'
 export async function waitForTopic(
   admin: Admin,
   topic: string,
-  logger: IngestLogger,
+  logger: Logger,
   signal: AbortSignal,
 ): Promise<void> {
   await retryWithBackoff(

@@ -1,9 +1,9 @@
 import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
+import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
 import { registerCompressionCodecs } from './codecs.ts'
 import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
 import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
 
 /** Settings of a kafkajs consumer behind the consumer port. */
@@ -25,7 +25,7 @@ interface KafkajsConsumerOptions {
    * while the broker is away. Default twice the longer of the session and rebalance timeouts.
    */
   stallTimeoutMs?: number
-  logger: IngestLogger
+  logger: Logger
   now?: () => number
 }
 
@@ -135,7 +135,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
 }
 
 /** kafkajs throws from pause/resume/seek while its group is restarting; the next join re-applies what matters. */
-function deferIfRestarting(logger: IngestLogger, what: string, action: () => void): void {
+function deferIfRestarting(logger: Logger, what: string, action: () => void): void {
   try {
     action()
   } catch (error) {

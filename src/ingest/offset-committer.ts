@@ -1,5 +1,5 @@
+import type { Logger } from '../ops/logger.ts'
 import type { CommitOffset } from './consumer-port.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import type { OffsetTracker } from './offset-tracker.ts'
 
 /** Settings of the offset committer. */
@@ -14,7 +14,7 @@ interface OffsetCommitterOptions {
    * that went away mid-request) cannot stop all later commits. Default 60,000.
    */
   timeoutMs?: number
-  logger: IngestLogger
+  logger: Logger
   now: () => number
 }
 

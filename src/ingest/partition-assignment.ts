@@ -1,6 +1,6 @@
+import type { Logger } from '../ops/logger.ts'
 import type { ConsumerPort } from './consumer-port.ts'
 import type { DeliveryQueue } from './delivery-queue.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 import type { IngestedTrace } from './trace-handoff.ts'
@@ -14,7 +14,7 @@ export interface AssignmentContext {
   queue: DeliveryQueue<IngestedTrace>
   /** Where partitions not read yet start instead of the committed offset (a replay). */
   startOffsets: ReadonlyMap<number, string>
-  logger: IngestLogger
+  logger: Logger
 }
 
 /**

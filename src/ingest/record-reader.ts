@@ -1,9 +1,9 @@
 import type { Span } from '../model/index.ts'
+import type { Logger } from '../ops/logger.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
 import { type BadRecord, badRecordOf } from './dead-letter.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncodingOption } from './decode/index.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
@@ -20,7 +20,7 @@ interface RecordReaderOptions {
   assembler: TraceAssembler<RecordRef>
   tracker: OffsetTracker
   deadLetters: DeadLetterProducer
-  logger: IngestLogger
+  logger: Logger
 }
 
 /** Reads batches of OTLP records into the assembler. */

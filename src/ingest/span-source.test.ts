@@ -8,6 +8,7 @@
 import type { Message } from 'kafkajs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../../test/helpers/poll.ts'
+import { silentLogger } from '../ops/logger.ts'
 import { superviseConsumer } from './consumer-supervisor.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
@@ -25,7 +26,7 @@ import {
 } from './testing/agent-traffic.ts'
 import { createMemoryTopic, type MemoryConsumer, type MemoryTopic } from './testing/memory-consumer.ts'
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
+const silent = silentLogger()
 const fast = { retries: Infinity, initialDelayMs: 2, maxDelayMs: 10, multiplier: 2, jitter: 0 }
 
 /** A gate a test opens when it wants a blocked delivery to go on. */

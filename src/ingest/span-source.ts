@@ -1,10 +1,11 @@
+import { configDefaults } from '../config/defaults.ts'
+import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
 import { type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
@@ -33,7 +34,7 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   process(trace: IngestedTrace): Promise<R>
   /** Where results go; a trace's records are committable once every target acknowledged its result. */
   targets: readonly DeliveryTarget<R>[]
-  /** Most traces scored or delivered at once. Default 256. */
+  /** Most traces scored or delivered at once. Default `assembly.maxInFlightTraces` (256). */
   maxInFlightTraces?: number
   /** Pause reading when released traces not yet delivered reach this. Default 1,000. */
   maxQueuedTraces?: number
@@ -53,7 +54,7 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   startOffsets?: ReadonlyMap<number, string>
   /** Where each partition's reading ends, exclusive (a replay): `caughtUp` resolves when all got there. */
   endOffsets?: ReadonlyMap<number, string>
-  logger: IngestLogger
+  logger: Logger
   now?: () => number
   sleep?: Sleep
 }
@@ -118,7 +119,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     ...options,
     assembler,
     tracker,
-    maxInFlight: options.maxInFlightTraces ?? 256,
+    maxInFlight: options.maxInFlightTraces ?? configDefaults.assembly.maxInFlightTraces,
     policy: options.deliveryPolicy,
     onUndeliverable: failure.settle,
   })
@@ -222,7 +223,7 @@ interface SourceState {
 /** What the consumer's events act on. */
 interface HandlerContext {
   topic: string
-  logger: IngestLogger
+  logger: Logger
   state: SourceState
   reader: RecordReader
   handoff: TraceHandoff
@@ -274,7 +275,7 @@ function assemblerStats(assembler: TraceAssembler<RecordRef>) {
 function backpressureOf(
   options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
   consumer: ConsumerPort,
-  logger: IngestLogger,
+  logger: Logger,
 ): Backpressure {
   const limits = {
     pauseAtBufferedSpans:

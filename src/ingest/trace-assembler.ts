@@ -1,3 +1,4 @@
+import { configDefaults } from '../config/defaults.ts'
 import type { Span } from '../model/index.ts'
 import { estimateSpanBytes } from './estimate-span-bytes.ts'
 
@@ -15,13 +16,13 @@ export interface TraceAssemblerOptions {
   isGenAiSpan?: (span: Span) => boolean
   /** The clock, epoch milliseconds. Defaults to `Date.now`. */
   now?: () => number
-  /** Quiet period: a trace is ready when no span of it arrived for this long. Default 5,000. */
+  /** Quiet period: a trace is ready when no span of it arrived for this long. Default `assembly.settleMs` (2,000). */
   settleMs?: number
-  /** A trace buffered this long is finalized as it is, flagged incomplete. Default 300,000. */
+  /** A trace buffered this long is finalized as it is, flagged incomplete. Default `assembly.maxTraceAgeMs` (120,000). */
   maxTraceAgeMs?: number
-  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default 200,000. */
+  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default `assembly.maxBufferedSpans`. */
   maxBufferedSpans?: number
-  /** Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default 256 MiB. */
+  /** Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default `assembly.maxBufferedBytes`. */
   maxBufferedBytes?: number
   /** Late spans of an already released trace re-release it, superseding the earlier release. */
   rescoreLateSpans?: boolean
@@ -164,11 +165,12 @@ export class TraceAssembler<R> {
     this.isAgentRunSpan = options.isAgentRunSpan
     this.isGenAiSpan = options.isGenAiSpan ?? options.isAgentRunSpan
     this.now = options.now ?? Date.now
-    this.settleMs = options.settleMs ?? 5_000
-    this.maxTraceAgeMs = options.maxTraceAgeMs ?? 300_000
-    this.maxBufferedSpans = options.maxBufferedSpans ?? 200_000
-    this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024 * 1024
-    this.rescoreLateSpans = options.rescoreLateSpans ?? false
+    const defaults = configDefaults.assembly
+    this.settleMs = options.settleMs ?? defaults.settleMs
+    this.maxTraceAgeMs = options.maxTraceAgeMs ?? defaults.maxTraceAgeMs
+    this.maxBufferedSpans = options.maxBufferedSpans ?? defaults.maxBufferedSpans
+    this.maxBufferedBytes = options.maxBufferedBytes ?? defaults.maxBufferedBytes
+    this.rescoreLateSpans = options.rescoreLateSpans ?? defaults.rescoreLateSpans
     this.lateWindowMs = options.lateWindowMs ?? this.maxTraceAgeMs
     this.maxReleasedTraces = options.maxReleasedTraces ?? 100_000
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { silentLogger } from '../ops/logger.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import type { ReadyTrace, TraceAssembler } from './trace-assembler.ts'
 import { createTraceHandoff } from './trace-handoff.ts'
@@ -29,7 +30,7 @@ describe('createTraceHandoff counters', () => {
       process: async () => undefined,
       targets: [],
       maxInFlight: 1,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      logger: silentLogger(),
       onUndeliverable: () => {},
     })
     handoff.collectReady()

@@ -1,3 +1,4 @@
+import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
 import {
   createDeliveryQueue,
@@ -5,7 +6,6 @@ import {
   type DeliveryQueue,
   type DeliveryTarget,
 } from './delivery-queue.ts'
-import type { IngestLogger } from './ingest-logger.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { ReadyTrace, TraceAssembler } from './trace-assembler.ts'
 
@@ -34,7 +34,7 @@ interface TraceHandoffOptions<R> {
   maxInFlight: number
   policy?: RetryPolicy
   sleep?: Sleep
-  logger: IngestLogger
+  logger: Logger
   /** A delivery was given up (a bounded policy ran out): the source cannot go on. */
   onUndeliverable(error: unknown): void
 }

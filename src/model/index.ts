@@ -1,5 +1,6 @@
 /** The types the stages meet through: spans, agent runs in Mastra's message shapes, score records. */
 export type { AgentRun, Convention } from './agent-run.ts'
+export { groupByTrace } from './group-by-trace.ts'
 export type {
   MastraDBMessage,
   MastraMessageContentV2,

@@ -1,4 +1,7 @@
+import type { Admin } from 'kafkajs'
 import type { SpanSourceStats } from '../ingest/span-source.ts'
+import { refreshConsumerLag } from './consumer-lag.ts'
+import type { Logger } from './logger.ts'
 import type { Metrics } from './metrics.ts'
 
 type CountedKey = 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased' | 'tracesIncomplete'
@@ -24,5 +27,24 @@ export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceSt
     metrics.traces.inc({ complete: 'true' }, Math.max(0, delta('tracesReleased') - incomplete))
     metrics.bufferedSpans.set(now.bufferedSpans)
     last = now
+  }
+}
+
+/**
+ * Brings the source's metrics and the consumer lag of its group up to date; the pipeline's
+ * `refreshMetrics`, called before each scrape.
+ */
+export function sourceMetricsRefresher(
+  metrics: Metrics,
+  stats: () => SpanSourceStats,
+  lag: { admin: Admin; groupId: string; topic: string; logger: Logger },
+): { refresh(): Promise<void>; update(): void } {
+  const update = sourceMetricsUpdater(metrics, stats)
+  return {
+    update,
+    async refresh() {
+      update()
+      await refreshConsumerLag(lag.admin, lag, metrics.consumerLag, lag.logger)
+    },
   }
 }

@@ -1,13 +1,17 @@
 import type { TracescoreConfig } from '../config/index.ts'
 import { createJudge, type Judge } from './judge.ts'
 import { createJudgeLimiter, type JudgeCallKey, type JudgeLimiter } from './judge-limiter.ts'
-import type { JudgeModelResolver, LanguageModelSource } from './judge-model.ts'
+import {
+  createEnvJudgeModelResolver,
+  type JudgeModelResolver,
+  type LanguageModelSource,
+} from './judge-model.ts'
 import { createRateLimiter, type Timekeeper } from './rate-limiter.ts'
 import { TokenBudget } from './token-budget.ts'
 
 /** What `judgeFromConfig` may be given besides the configuration. */
 export interface JudgeFromConfigOptions {
-  /** Resolves `'provider/model'` ids; default: the environment's providers. */
+  /** Resolves `'provider/model'` ids; default: the providers `judges.providerEnv` describes. */
   resolveModel?: JudgeModelResolver | LanguageModelSource
   /** The budgets' clock (epoch milliseconds), default `Date.now`. */
   now?: () => number
@@ -24,7 +28,7 @@ export function judgeFromConfig(config: TracescoreConfig, options: JudgeFromConf
     limiter: judgeLimiterFromConfig(config, options.time),
     timeoutMs: config.judges.timeoutMs,
     budget: tokenBudgetFromConfig(config, options.now),
-    ...(options.resolveModel ? { resolveModel: options.resolveModel } : {}),
+    resolveModel: options.resolveModel ?? createEnvJudgeModelResolver(config.judges.providerEnv),
   })
 }
 

@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModel } from 'ai'
+import { judgeProviderEnv } from '../config/env.ts'
 
 /** A language model instance (any AI SDK specification version). */
 export type JudgeModel = Exclude<LanguageModel, string>
@@ -42,7 +43,9 @@ const WELL_KNOWN_COMPATIBLE: Record<string, string> = {
  * configured by `<NAME>_BASE_URL` (+ optional `<NAME>_API_KEY`; `ollama` and `lmstudio` default
  * to their local ports). Resolved models are cached per id.
  */
-export function createEnvJudgeModelResolver(env: NodeJS.ProcessEnv = process.env): JudgeModelResolver {
+export function createEnvJudgeModelResolver(
+  env: Readonly<Record<string, string | undefined>> = judgeProviderEnv(),
+): JudgeModelResolver {
   const cache = new Map<string, JudgeModel>()
   return (modelId) => {
     const cached = cache.get(modelId)
@@ -53,7 +56,7 @@ export function createEnvJudgeModelResolver(env: NodeJS.ProcessEnv = process.env
   }
 }
 
-function resolveFromEnv(modelId: string, env: NodeJS.ProcessEnv): JudgeModel {
+function resolveFromEnv(modelId: string, env: Readonly<Record<string, string | undefined>>): JudgeModel {
   const slash = modelId.indexOf('/')
   if (slash <= 0 || slash === modelId.length - 1) {
     throw new JudgeModelResolutionError(

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { configDefaults } from '../config/defaults.ts'
 import type { JudgeLimiter } from './judge-limiter.ts'
 import {
   createEnvJudgeModelResolver,
@@ -58,7 +59,7 @@ export function createJudge(options: JudgeOptions = {}): Judge {
     resolveModel: options.resolveModel
       ? toJudgeModelResolver(options.resolveModel)
       : createEnvJudgeModelResolver(),
-    timeoutMs: options.timeoutMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? configDefaults.judges.timeoutMs,
     supportsStructuredOutput: options.supportsStructuredOutput ?? defaultSupportsStructuredOutput,
     ...(options.limiter ? { limiter: options.limiter } : {}),
     ...(options.budget ? { budget: options.budget } : {}),

@@ -75,8 +75,8 @@ describe('createSinks', () => {
       out += c.toString()
     })
     const sinks = createSinks([
-      { type: 'otlp', endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json', env: {} },
-      { type: 'phoenix', url: server.baseUrl, env: {} },
+      { type: 'otlp', endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json' },
+      { type: 'phoenix', url: server.baseUrl },
       { type: 'jsonl', stream },
     ])
     await sinks.deliver([scoreRecordFixture()])

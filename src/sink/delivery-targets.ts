@@ -6,11 +6,23 @@ import type { Decision } from '../scoring/score-run.ts'
 import type { Sink } from './sink.ts'
 
 /**
+ * What the delivery queue holds for a scored trace until every target acknowledged it: the score
+ * records and decisions, not the rebuilt runs (their messages and tool calls can be large, and no
+ * target reads them).
+ */
+export type DeliverableScores = Pick<TraceScores, 'records' | 'decisions'>
+
+/** The part of a trace's scores that is delivered; the runs are dropped here, once scored. */
+export function deliverableOf({ records, decisions }: TraceScores): DeliverableScores {
+  return { records, decisions }
+}
+
+/**
  * A sink as a destination of the pipeline's delivery queue: it takes a trace's score records and
  * counts them per sink (`tracescore_sink_deliveries_total{sink,result}`: delivered once, failed
  * once per failed attempt). A trace without records is acknowledged at once.
  */
-export function sinkTarget(sink: Sink, metrics?: Metrics): DeliveryTarget<TraceScores> {
+export function sinkTarget(sink: Sink, metrics?: Metrics): DeliveryTarget<DeliverableScores> {
   return {
     name: sink.name,
     async deliver({ records }) {
@@ -40,7 +52,7 @@ function toDecisionMessage(decision: Decision) {
 }
 
 /** The decisions topic as a destination: every (run, scorer) decision, keyed by trace id. */
-export function decisionsTarget(producer: Producer, topic: string): DeliveryTarget<TraceScores> {
+export function decisionsTarget(producer: Producer, topic: string): DeliveryTarget<DeliverableScores> {
   return {
     name: 'decisions',
     async deliver({ decisions }) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ConfigError } from '../config/config-error.ts'
+import { langfuseFromEnv } from '../config/env.ts'
 import { langfuseScoreId, toLangfuseScore } from './langfuse-score.ts'
 import { createLangfuseScoreSink } from './langfuse-score-sink.ts'
 import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
@@ -72,7 +73,6 @@ describe('createLangfuseScoreSink', () => {
       url: server.baseUrl,
       publicKey: 'pk-lf-1',
       secretKey: 'sk-lf-2',
-      env: {},
       sleep,
     })
     await sink.deliver([
@@ -95,10 +95,8 @@ describe('createLangfuseScoreSink', () => {
   })
 
   it('on retry re-sends only the scores not yet acknowledged, with the same ids', async () => {
-    const sink = createLangfuseScoreSink({
-      env: { LANGFUSE_BASE_URL: server.baseUrl, LANGFUSE_PUBLIC_KEY: 'pk', LANGFUSE_SECRET_KEY: 'sk' },
-      sleep,
-    })
+    const env = { LANGFUSE_BASE_URL: server.baseUrl, LANGFUSE_PUBLIC_KEY: 'pk', LANGFUSE_SECRET_KEY: 'sk' }
+    const sink = createLangfuseScoreSink({ ...langfuseFromEnv({}, env), sleep })
     const records = ['a', 'b', 'c'].map((scorerId) => scoreRecordFixture({ scorerId }))
     server.answerNext(200, 500)
     await sink.deliver(records)
@@ -111,14 +109,17 @@ describe('createLangfuseScoreSink', () => {
   })
 
   it('refuses to start without keys, or with credentials in the URL, as configuration errors naming the key', () => {
-    expect(() => createLangfuseScoreSink({ env: {} })).toThrow(ConfigError)
-    expect(() => createLangfuseScoreSink({ env: {} })).toThrow(/^sinks\.langfuse\.publicKey: /)
-    expect(() => createLangfuseScoreSink({ env: { LANGFUSE_PUBLIC_KEY: 'pk' } })).toThrow(
+    expect(() => createLangfuseScoreSink({})).toThrow(ConfigError)
+    expect(() => createLangfuseScoreSink({})).toThrow(/^sinks\.langfuse\.publicKey: /)
+    expect(() => createLangfuseScoreSink({ publicKey: 'pk' })).toThrow(/^sinks\.langfuse\.secretKey: /)
+    // The same checks when the keys come from the environment (resolveConfig), naming the variable.
+    expect(() => langfuseFromEnv({}, {})).toThrow(/^sinks\.langfuse\.publicKey: .*LANGFUSE_PUBLIC_KEY/)
+    expect(() => langfuseFromEnv({}, { LANGFUSE_PUBLIC_KEY: 'pk' })).toThrow(
       /^sinks\.langfuse\.secretKey: .*LANGFUSE_SECRET_KEY/,
     )
     const keys = { LANGFUSE_PUBLIC_KEY: 'pk', LANGFUSE_SECRET_KEY: 'sk' }
     expect(() =>
-      createLangfuseScoreSink({ env: { ...keys, LANGFUSE_HOST: 'https://pk:hunter2@langfuse.example' } }),
+      langfuseFromEnv({}, { ...keys, LANGFUSE_HOST: 'https://pk:hunter2@langfuse.example' }),
     ).toThrow(
       /^LANGFUSE_HOST: a user name or password in the URL is not accepted.*https:\/\/\*\*\*@langfuse\.example/,
     )

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/config-error.ts'
+import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
 import { postJson } from './http-json.ts'
 import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
@@ -8,26 +9,25 @@ import type { PassThreshold } from './score-attributes.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
-/** Configuration of the Langfuse score sink; unset fields come from the `LANGFUSE_*` variables. */
+/** Configuration of the Langfuse score sink (the `LANGFUSE_*` variables are read by `resolveConfig`). */
 export interface LangfuseScoreSinkConfig extends RetryOptions {
-  /** Default `LANGFUSE_BASE_URL`, `LANGFUSE_HOST`, then `https://cloud.langfuse.com`. */
+  /** Default `https://cloud.langfuse.com`. */
   url?: string
-  /** Default `LANGFUSE_PUBLIC_KEY`. */
+  /** Required. */
   publicKey?: string
-  /** Default `LANGFUSE_SECRET_KEY`. */
+  /** Required. */
   secretKey?: string
-  /** Langfuse environment of the scores; default `LANGFUSE_TRACING_ENVIRONMENT`. */
+  /** Langfuse environment of the scores. */
   environment?: string
   /** Forces a data type per scorer id. */
   dataTypes?: Record<string, LangfuseDataType>
   passThreshold?: PassThreshold
   /** Per-request timeout; default 10 s. */
   timeoutMs?: number
-  env?: Record<string, string | undefined>
 }
 
-function missingKey(key: string, variable: string): never {
-  const message = `expected a key (or ${variable}), got nothing`
+function missingKey(key: string): never {
+  const message = 'expected a key, got nothing'
   throw new ConfigError(`${key}: ${message}`, [{ key, message }])
 }
 
@@ -38,27 +38,19 @@ function missingKey(key: string, variable: string): never {
  * Failed scorings have no value to write and are counted as skipped.
  */
 export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): CountingSink {
-  const env = config.env ?? process.env
-  const baseUrl = checkHttpUrl(
-    config.url !== undefined
-      ? 'sinks.langfuse.url'
-      : env.LANGFUSE_BASE_URL
-        ? 'LANGFUSE_BASE_URL'
-        : 'LANGFUSE_HOST',
-    (config.url ?? env.LANGFUSE_BASE_URL ?? env.LANGFUSE_HOST ?? 'https://cloud.langfuse.com').trim(),
-  ).replace(/\/+$/, '')
-  const publicKey = config.publicKey ?? env.LANGFUSE_PUBLIC_KEY
-  const secretKey = config.secretKey ?? env.LANGFUSE_SECRET_KEY
-  if (!publicKey) missingKey('sinks.langfuse.publicKey', 'LANGFUSE_PUBLIC_KEY')
-  if (!secretKey) missingKey('sinks.langfuse.secretKey', 'LANGFUSE_SECRET_KEY')
-  const url = `${baseUrl}/api/public/scores`
+  const url = (config.url ?? configDefaults.sinks.langfuseUrl).trim()
+  const baseUrl = checkHttpUrl('sinks.langfuse.url', url).replace(/\/+$/, '')
+  const { publicKey, secretKey } = config
+  if (!publicKey) missingKey('sinks.langfuse.publicKey')
+  if (!secretKey) missingKey('sinks.langfuse.secretKey')
+  const scoresUrl = `${baseUrl}/api/public/scores`
   const headers = { authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}` }
   const options = {
-    environment: config.environment ?? env.LANGFUSE_TRACING_ENVIRONMENT,
+    environment: config.environment,
     passThreshold: config.passThreshold,
     dataTypes: config.dataTypes,
   }
-  const timeoutMs = config.timeoutMs ?? 10_000
+  const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
   const delivery = createRetryingDelivery({
     sink: 'langfuse',
     retry: config.retry,
@@ -78,7 +70,7 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
       const pending = new Set<LangfuseScoreRequest>(scores)
       await delivery.run(scores.length, async () => {
         for (const score of pending) {
-          await postJson({ url, body: score, headers, timeoutMs })
+          await postJson({ url: scoresUrl, body: score, headers, timeoutMs })
           pending.delete(score)
         }
       })

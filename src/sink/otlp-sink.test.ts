@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { otlpFromEnv } from '../config/env.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { createOtlpSink } from './otlp-sink.ts'
 import { SinkDeliveryError } from './retrying-delivery.ts'
@@ -23,7 +24,6 @@ function jsonSink(extra: Parameters<typeof createOtlpSink>[0] = {}) {
   return createOtlpSink({
     endpoint: `${server.baseUrl}/v1/traces`,
     protocol: 'http/json',
-    env: {},
     sleep,
     retry: { retries: 3, initialDelayMs: 100, jitter: 0 },
     ...extra,
@@ -191,14 +191,15 @@ describe('createOtlpSink over OTLP/JSON', () => {
 
 describe('createOtlpSink over OTLP/protobuf', () => {
   it('is the default protocol and reads endpoint, headers and compression from OTEL_EXPORTER_OTLP_*', async () => {
-    const sink = createOtlpSink({
-      env: {
+    const fromEnv = otlpFromEnv(
+      {},
+      {
         OTEL_EXPORTER_OTLP_ENDPOINT: server.baseUrl,
         OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%20def',
         OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'gzip',
       },
-      sleep,
-    })
+    )
+    const sink = createOtlpSink({ ...fromEnv, sleep })
     const record = scoreRecordFixture()
     await sink.deliver([record])
     await sink.close()

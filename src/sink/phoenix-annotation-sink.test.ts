@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { phoenixFromEnv } from '../config/env.ts'
 import { createPhoenixAnnotationSink } from './phoenix-annotation-sink.ts'
 import { scoreSpanId } from './score-span-id.ts'
 import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
@@ -17,16 +18,15 @@ describe('createPhoenixAnnotationSink', () => {
     expect(() => createPhoenixAnnotationSink({ url: 'http://admin:hunter2@phoenix:6006' })).toThrow(
       'sinks.phoenix.url: a user name or password in the URL is not accepted (it would appear in logs and errors), got http://***@phoenix:6006',
     )
-    expect(() =>
-      createPhoenixAnnotationSink({ env: { PHOENIX_HOST: 'http://admin:hunter2@phoenix:6006' } }),
-    ).toThrow(/^PHOENIX_HOST: /)
+    expect(() => phoenixFromEnv({}, { PHOENIX_HOST: 'http://admin:hunter2@phoenix:6006' })).toThrow(
+      /^PHOENIX_HOST: /,
+    )
   })
 
   it('posts span annotations on the agent span, upserted by scorer id', async () => {
     const sink = createPhoenixAnnotationSink({
       url: `${server.baseUrl}/`,
       apiKey: 'px-key',
-      env: {},
       sleep,
     })
     const llm = scoreRecordFixture({ label: 'pass' })
@@ -69,7 +69,7 @@ describe('createPhoenixAnnotationSink', () => {
   })
 
   it('annotates a failed scoring with label error so a later success replaces it', async () => {
-    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep })
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, sleep })
     await sink.deliver([
       scoreRecordFixture({
         score: undefined,
@@ -85,7 +85,6 @@ describe('createPhoenixAnnotationSink', () => {
   it('retries 404 (agent span not ingested yet) and 503, not 422', async () => {
     const sink = createPhoenixAnnotationSink({
       url: server.baseUrl,
-      env: {},
       sleep,
       retry: { retries: 3 },
     })
@@ -102,14 +101,14 @@ describe('createPhoenixAnnotationSink', () => {
   })
 
   it('skips records without a valid span id instead of posting a request Phoenix must refuse', async () => {
-    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep })
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, sleep })
     await sink.deliver([scoreRecordFixture({ spanId: 'xyz' })])
     expect(server.requests).toHaveLength(0)
     expect(sink.stats()).toMatchObject({ delivered: 0, skipped: 1 })
   })
 
   it('splits large deliveries into batches', async () => {
-    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, env: {}, sleep, batchSize: 2 })
+    const sink = createPhoenixAnnotationSink({ url: server.baseUrl, sleep, batchSize: 2 })
     await sink.deliver(['a', 'b', 'c'].map((scorerId) => scoreRecordFixture({ scorerId })))
     expect(server.requests.map((r) => (r.json as { data: unknown[] }).data.length)).toEqual([2, 1])
   })

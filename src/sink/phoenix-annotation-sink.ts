@@ -1,3 +1,4 @@
+import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
 import { HttpStatusError, postJson } from './http-json.ts'
 import { toPhoenixAnnotation } from './phoenix-annotation.ts'
@@ -7,11 +8,11 @@ import type { PassThreshold } from './score-attributes.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
-/** Configuration of the Phoenix span-annotation sink. */
+/** Configuration of the Phoenix span-annotation sink (the `PHOENIX_*` variables are read by `resolveConfig`). */
 export interface PhoenixAnnotationSinkConfig extends RetryOptions {
-  /** Phoenix base URL; default `PHOENIX_HOST` when it is a URL, else `http://localhost:6006`. */
+  /** Phoenix base URL; default `http://localhost:6006`. */
   url?: string
-  /** Sent as `Authorization: Bearer`; default `PHOENIX_API_KEY`. */
+  /** Sent as `Authorization: Bearer`. */
   apiKey?: string
   headers?: Record<string, string>
   /** Per-request timeout; default 10 s. */
@@ -19,7 +20,6 @@ export interface PhoenixAnnotationSinkConfig extends RetryOptions {
   /** Annotations per request; default 100. */
   batchSize?: number
   passThreshold?: PassThreshold
-  env?: Record<string, string | undefined>
 }
 
 /**
@@ -29,16 +29,14 @@ export interface PhoenixAnnotationSinkConfig extends RetryOptions {
  * is retried like a server error.
  */
 export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig = {}): CountingSink {
-  const env = config.env ?? process.env
-  const envHost = env.PHOENIX_HOST?.startsWith('http') ? env.PHOENIX_HOST : undefined
-  const baseUrl = checkHttpUrl(
-    config.url !== undefined ? 'sinks.phoenix.url' : 'PHOENIX_HOST',
-    config.url ?? envHost ?? 'http://localhost:6006',
-  ).replace(/\/+$/, '')
+  const baseUrl = checkHttpUrl('sinks.phoenix.url', config.url ?? configDefaults.sinks.phoenixUrl).replace(
+    /\/+$/,
+    '',
+  )
   const url = `${baseUrl}/v1/span_annotations?sync=true`
-  const apiKey = config.apiKey ?? env.PHOENIX_API_KEY
+  const { apiKey } = config
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }
-  const timeoutMs = config.timeoutMs ?? 10_000
+  const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
   const batchSize = config.batchSize ?? 100
   const delivery = createRetryingDelivery({
     sink: 'phoenix',

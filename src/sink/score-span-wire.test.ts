@@ -19,7 +19,7 @@ afterEach(() => server.close())
 
 describe('score spans on the wire (OTLP/protobuf)', () => {
   it('decode to the intended span: ids, parent, link, kind, times, attributes, event, status', async () => {
-    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces`, env: {} })
+    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces` })
     const ok = scoreRecordFixture({ label: 'pass' })
     const failed = scoreRecordFixture({
       scorerId: 'broken',
@@ -62,7 +62,7 @@ describe('score spans on the wire (OTLP/protobuf)', () => {
   })
 
   it('are not agent runs when they come back through the span topic', async () => {
-    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces`, env: {} })
+    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces` })
     await sink.deliver([scoreRecordFixture(), scoreRecordFixture({ scorerId: 'other', scorerKind: 'code' })])
     await sink.close()
     const spans = decodeOtlpTraces(new Uint8Array(server.requests[0]!.body))
@@ -85,7 +85,7 @@ describe('score values on the wire', () => {
   // The semantic conventions type gen_ai.evaluation.score.value as a double; the OTel JS
   // transformer would write 0 and 1 as int_value, so typed backends would see two types.
   it('are doubles in protobuf, whole numbers included, on the span and on its event', async () => {
-    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces`, env: {} })
+    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces` })
     await sink.deliver([
       scoreRecordFixture({ score: 1, samplingRate: 1 }),
       scoreRecordFixture({ scorerId: 'zero', score: 0 }),
@@ -121,7 +121,7 @@ describe('score values on the wire', () => {
   })
 
   it('are doubleValue in OTLP/JSON', async () => {
-    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json', env: {} })
+    const sink = createOtlpSink({ endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json' })
     await sink.deliver([scoreRecordFixture({ score: 1, samplingRate: 1 })])
     await sink.close()
     const span = (server.requests[0]!.json as any).resourceSpans[0].scopeSpans[0].spans[0]

@@ -1,4 +1,4 @@
-import type { Span } from '../model/index.ts'
+import { groupByTrace, type Span } from '../model/index.ts'
 import { readerFor, spanRole } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
@@ -24,13 +24,9 @@ export function isGenAiSpan(span: Span): boolean {
 
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
-  const byTrace = new Map<string, Span[]>()
-  for (const span of spans) {
-    const list = byTrace.get(span.traceId)
-    if (list) list.push(span)
-    else byTrace.set(span.traceId, [span])
-  }
-  return [...byTrace.values()].flatMap((trace) => findRuns(buildSpanTree(trace)).runs).sort(byStart)
+  return [...groupByTrace(spans).values()]
+    .flatMap((trace) => findRuns(buildSpanTree(trace)).runs)
+    .sort(byStart)
 }
 
 /** The runs of one trace and the spans that head them. */

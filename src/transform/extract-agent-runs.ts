@@ -1,4 +1,4 @@
-import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
+import { type AgentRun, groupByTrace, type Span, StatusCode } from '../model/index.ts'
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
@@ -17,28 +17,34 @@ import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './spa
 import { stepTexts } from './step-texts.ts'
 import { collectToolCalls } from './tool-calls.ts'
 
+/** Options of `extractAgentRuns`. */
+export interface ExtractAgentRunsOptions {
+  /**
+   * Runs not to rebuild, by the span id that heads them (runs an earlier release of the trace
+   * already scored): they are still found, so the other runs come out exactly as without them.
+   */
+  skipRunSpanIds?: readonly string[]
+}
+
 /**
  * Finds every agent run in the spans of one or more traces and reshapes each into Mastra's
  * scorer input/output. One run per agent-run span, nested agents included, earliest first
  * within each trace. Never throws: what cannot be rebuilt is listed in the run's `notes`.
  */
-export function extractAgentRuns(spans: readonly Span[]): AgentRun[] {
-  const traces = new Map<string, Span[]>()
-  for (const span of spans) {
-    const list = traces.get(span.traceId)
-    if (list) list.push(span)
-    else traces.set(span.traceId, [span])
-  }
-  return [...traces.values()].flatMap(extractTraceRuns)
+export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
+  const skip = new Set(options.skipRunSpanIds)
+  return [...groupByTrace(spans).values()].flatMap((trace) => extractTraceRuns(trace, skip))
 }
 
-function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
+function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
   const tree = buildSpanTree(spans)
   const { runs: agents, runOf, continuations } = findRuns(tree)
   const adopted = adoptOrphans(tree, agents)
-  const lost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
+  const allLost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
+  const lost = skip.size === 0 ? allLost : allLost.filter(({ agent }) => !skip.has(agent.spanId))
   const parents = parentRuns(tree, agents, runOf)
-  const runs = agents.map((agent) => {
+  const wanted = skip.size === 0 ? agents : agents.filter((agent) => !skip.has(agent.spanId))
+  const runs = wanted.map((agent) => {
     try {
       return buildRun(tree, agent, {
         // Its continuations (a handoff chain's later agents) and orphans it adopted by time.
@@ -71,7 +77,7 @@ function extractTraceRuns(spans: readonly Span[]): AgentRun[] {
     }
   }
   // Runs whose agent span is missing join the others in start order.
-  return lost.length === 0
+  return allLost.length === 0
     ? runs
     : runs.sort((a, b) => compareNanos(a.startTimeUnixNano, b.startTimeUnixNano))
 }

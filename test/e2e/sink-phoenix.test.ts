@@ -101,10 +101,9 @@ describe('score spans and annotations in a real Phoenix', () => {
   beforeAll(async () => {
     agent = await sendAgentTrace(phoenixTracesEndpoint())
     scores = records(agent, randomBytes(3).toString('hex'))
-    const otlp = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/protobuf', env: {} })
+    const otlp = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/protobuf' })
     const annotations = createPhoenixAnnotationSink({
       url: phoenixUrl(),
-      env: {},
       retry: { retries: 40, initialDelayMs: 250, maxDelayMs: 1000 },
     })
     await otlp.deliver(scores)
@@ -169,7 +168,7 @@ describe('score spans and annotations in a real Phoenix', () => {
 
 describe('OTLP/JSON to Phoenix', () => {
   it('is refused with 415 and the sink gives up at once, naming the protocol to use', async () => {
-    const sink = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/json', env: {} })
+    const sink = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/json' })
     const agent = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') }
     await expect(sink.deliver(records(agent, 'json'))).rejects.toThrow(/415.*http\/protobuf/)
     expect(sink.stats()).toMatchObject({ delivered: 0, failed: 2, retries: 0 })
@@ -198,9 +197,8 @@ describe('Phoenix down while the sink retries', () => {
       protocol: 'http/protobuf',
       timeoutMs: 1000,
       retry,
-      env: {},
     })
-    const annotations = createPhoenixAnnotationSink({ url: baseUrl, env: {}, retry })
+    const annotations = createPhoenixAnnotationSink({ url: baseUrl, retry })
     const delivered = Promise.all([otlp.deliver(scores), annotations.deliver(scores)])
     let settled = false
     void delivered.then(

@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { ConsumerPort } from '../../src/ingest/consumer-port.ts'
 import { superviseConsumer } from '../../src/ingest/consumer-supervisor.ts'
 import { createDeadLetterProducer } from '../../src/ingest/dead-letter-producer.ts'
-import type { IngestLogger } from '../../src/ingest/ingest-logger.ts'
 import { createKafkajsConsumer } from '../../src/ingest/kafkajs-consumer.ts'
 import { createSpanSource, type IngestedTrace } from '../../src/ingest/span-source.ts'
 import {
@@ -20,6 +19,7 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
+import { createLogger, type Logger, silentLogger } from '../../src/ops/logger.ts'
 import { createTopic, fullyCommitted, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
@@ -28,9 +28,7 @@ const producer = kafka.producer()
 afterAll(() => producer.disconnect())
 
 /** Quiet, unless DEBUG_CRASH=1 asks for the source's and supervisor's log lines. */
-const log = (level: string) => (context: object, message: string) =>
-  process.env.DEBUG_CRASH ? console.log(level, message, JSON.stringify(context).slice(0, 300)) : undefined
-const quiet: IngestLogger = { info: log('info'), warn: log('warn'), error: log('error') }
+const quiet: Logger = process.env.DEBUG_CRASH ? createLogger('info') : silentLogger()
 const fast = { retries: 5, initialDelayMs: 50, maxDelayMs: 500, multiplier: 2, jitter: 0 }
 
 /** A topic of `runs` agent runs (one record each) over 2 partitions. */

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { DeadLetterHeader } from '../../src/ingest/dead-letter.ts'
-import type { IngestLogger } from '../../src/ingest/ingest-logger.ts'
 import { createKafkaSource } from '../../src/ingest/kafka-source.ts'
 import {
   byTrace,
@@ -9,6 +8,7 @@ import {
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createLogger, type Logger } from '../../src/ops/logger.ts'
 import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
@@ -46,16 +46,13 @@ describe('poison records', () => {
     messages.push({ key: 'tombstone', value: null as unknown as Buffer })
     await producer.send({ topic, messages, acks: -1 })
 
-    const warnings: { context: object; message: string }[] = []
-    const logger: IngestLogger = {
-      info: () => {},
-      warn: (context, message) => warnings.push({ context, message }),
-      error: () => {},
-    }
+    const warnings: { msg: string; level: number }[] = []
+    const logger: Logger = createLogger('warn', { write: (line: string) => warnings.push(JSON.parse(line)) })
     const delivered: string[] = []
     const source = createKafkaSource({
       kafka,
       topic,
+      deadLetterTopic: dlq,
       groupId,
       fromBeginning: true,
       isAgentRunSpan: isGeneratedAgentSpan,
@@ -101,8 +98,8 @@ describe('poison records', () => {
     expect(codes.garbage).toMatch(/^(invalid_varint|truncated|invalid_tag|unsupported_wire_type)$/)
 
     // Logged once per error code, with a sample of the payload; not once per record.
-    const dlqWarnings = warnings.filter((w) => w.message.includes('dead-letter'))
+    const dlqWarnings = warnings.filter((w) => w.level === 40 && w.msg.includes('dead-letter'))
     expect(dlqWarnings.length).toBe(new Set(Object.values(codes)).size)
-    expect(dlqWarnings[0]!.context).toHaveProperty('sample')
+    expect(dlqWarnings[0]).toHaveProperty('sample')
   })
 })

@@ -6,6 +6,7 @@ import {
   generateAgentTraffic,
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
+import { silentLogger } from '../../src/ops/logger.ts'
 import { committedOffsets, createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
@@ -41,7 +42,7 @@ describe('downstream failures', () => {
       tickMs: 20,
       commitIntervalMs: 100,
       deliveryPolicy: { retries: Infinity, initialDelayMs: 20, maxDelayMs: 100, multiplier: 2, jitter: 0 },
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      logger: silentLogger(),
       // "Scoring": counted, to show it happens once per trace whatever the deliveries do.
       process: async (trace) => {
         scored.set(trace.traceId, (scored.get(trace.traceId) ?? 0) + 1)

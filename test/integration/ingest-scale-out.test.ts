@@ -1,6 +1,5 @@
 import type { Message } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { stderrLogger } from '../../src/ingest/ingest-logger.ts'
 import { createKafkaSource, type IngestedTrace, type SpanSource } from '../../src/ingest/kafka-source.ts'
 import { createSupervisedKafkajsConsumer } from '../../src/ingest/kafkajs-consumer.ts'
 import { createTraceRepartitioner } from '../../src/ingest/repartition/trace-repartitioner.ts'
@@ -14,6 +13,7 @@ import {
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
+import { createLogger } from '../../src/ops/logger.ts'
 import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
@@ -144,10 +144,11 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
           groupId: repartitionGroup,
           fromBeginning: true,
           sessionTimeout: 6_000,
-          logger: stderrLogger,
+          logger: createLogger('warn'),
         }),
         producer,
         sourceTopic: raw,
+        deadLetterTopic: `${raw}_dlq`,
       }),
     )
     // The spans of a trace reach the internal topic from several raw partitions, possibly across a

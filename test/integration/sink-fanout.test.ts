@@ -37,7 +37,6 @@ describe('fan-out to Kafka and OTLP', () => {
         type: 'otlp',
         endpoint: `${otlp.baseUrl}/v1/traces`,
         protocol: 'http/json',
-        env: {},
         retry: { retries: 1 },
         sleep: async () => {},
       },

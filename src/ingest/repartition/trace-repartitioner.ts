@@ -1,12 +1,12 @@
 import type { Message, Producer } from 'kafkajs'
-import type { Span } from '../../model/index.ts'
-import { groupByTrace } from '../../score-trace.ts'
+import { configDefaults } from '../../config/defaults.ts'
+import { groupByTrace, type Span } from '../../model/index.ts'
+import { createLogger, type Logger } from '../../ops/logger.ts'
 import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
 import type { ConsumedRecord, ConsumerHandlers, ConsumerPort } from '../consumer-port.ts'
 import { type BadRecord, badRecordOf } from '../dead-letter.ts'
 import { createDeadLetterProducer } from '../dead-letter-producer.ts'
 import { decodeOtlpTraces, type OtlpEncodingOption } from '../decode/index.ts'
-import { type IngestLogger, stderrLogger } from '../ingest-logger.ts'
 import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
 
 /** Settings of the repartition stage. */
@@ -21,9 +21,9 @@ interface TraceRepartitionerOptions {
   targetTopic?: string
   /** Encoding of the raw records. Default `auto` (protobuf or OTLP/JSON, per record). */
   encoding?: OtlpEncodingOption
-  /** Undecodable records go here; `false` drops them. Default `<sourceTopic>_dlq`. */
+  /** Undecodable records go here; `false` drops them. Default `otlp_spans_dlq` (`kafka.deadLetterTopic`). */
   deadLetterTopic?: string | false
-  logger?: IngestLogger
+  logger?: Logger
 }
 
 /** Counters of the repartition stage. */
@@ -36,7 +36,7 @@ interface TraceRepartitionerStats {
 }
 
 /** A running repartition stage. */
-interface TraceRepartitioner {
+export interface TraceRepartitioner {
   start(): Promise<void>
   stop(): Promise<void>
   stats(): TraceRepartitionerStats
@@ -63,17 +63,18 @@ function perTraceMessages(spans: Span[], timestamp: string | undefined): Message
  */
 export function createTraceRepartitioner(options: TraceRepartitionerOptions): TraceRepartitioner {
   const { consumer, producer } = options
-  const sourceTopic = options.sourceTopic ?? 'otlp_spans'
+  const defaults = configDefaults.kafka
+  const sourceTopic = options.sourceTopic ?? defaults.topic
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
-  const encoding = options.encoding ?? 'auto'
-  const logger = options.logger ?? stderrLogger
+  const encoding = options.encoding ?? defaults.encoding
+  const logger = options.logger ?? createLogger('warn')
   const counters = { records: 0, spans: 0, traceRecords: 0, commits: 0 }
   const stopping = new AbortController()
   const send = async (topic: string, messages: Message[]) => {
     await producer.send({ topic, messages, acks: -1 })
   }
   const deadLetters = createDeadLetterProducer({
-    topic: options.deadLetterTopic === undefined ? `${sourceTopic}_dlq` : options.deadLetterTopic,
+    topic: options.deadLetterTopic ?? defaults.deadLetterTopic,
     send,
     logger,
   })

@@ -12,7 +12,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base'
-import type { Span } from '../../model/index.ts'
+import { groupByTrace, type Span } from '../../model/index.ts'
 
 /** One generated agent run: its trace and agent span, and every span of the trace. */
 export interface GeneratedRun {
@@ -192,12 +192,5 @@ export function encodeOtlpJson(spans: ReadableSpan[]): Buffer {
 
 /** Groups spans by trace id, in first-seen order (what `partition_traces_by_id` splits a batch into). */
 export function byTrace(spans: readonly ReadableSpan[]): Map<string, ReadableSpan[]> {
-  const out = new Map<string, ReadableSpan[]>()
-  for (const span of spans) {
-    const id = span.spanContext().traceId
-    const list = out.get(id)
-    if (list === undefined) out.set(id, [span])
-    else list.push(span)
-  }
-  return out
+  return groupByTrace(spans, (span) => span.spanContext().traceId)
 }

@@ -1,0 +1,35 @@
+/**
+ * Every default of the configuration, in one object: the schema fills them in, and a stage built
+ * without the resolved config (a library user, a test) falls back to the same values, so a stage
+ * never runs with a default of its own. The README's configuration table states these values.
+ */
+export const configDefaults = {
+  kafka: {
+    brokers: ['127.0.0.1:9092'],
+    clientId: 'tracescore',
+    topic: 'otlp_spans',
+    groupId: 'tracescore',
+    encoding: 'auto',
+    fromBeginning: false,
+    deadLetterTopic: 'otlp_spans_dlq',
+    repartition: false,
+  },
+  assembly: {
+    settleMs: 2_000,
+    maxTraceAgeMs: 120_000,
+    maxBufferedSpans: 200_000,
+    maxBufferedBytes: 256 * 1024 * 1024,
+    rescoreLateSpans: false,
+    maxInFlightTraces: 256,
+  },
+  judges: { timeoutMs: 60_000, concurrency: 4 },
+  sinks: {
+    /** Per-request timeout of the HTTP sinks (OTLP, Phoenix, Langfuse). */
+    timeoutMs: 10_000,
+    otlpEndpoint: 'http://localhost:4318/v1/traces',
+    phoenixUrl: 'http://localhost:6006',
+    langfuseUrl: 'https://cloud.langfuse.com',
+  },
+  metrics: { port: 9464, host: '127.0.0.1' },
+  log: { level: 'info' },
+} as const

@@ -1,0 +1,123 @@
+import type { Admin, Kafka, Producer } from 'kafkajs'
+import type { TracescoreConfig } from '../config/index.ts'
+import type { Span } from '../model/index.ts'
+import type { Logger } from '../ops/logger.ts'
+import { retryPolicies } from '../sink/retry-policy.ts'
+import type { DeliveryTarget } from './delivery-queue.ts'
+import { createKafkaSource, type IngestedTrace, type SpanSource } from './kafka-source.ts'
+import { ensureRepartitionTopic, waitForTopic } from './kafka-topics.ts'
+import { createSupervisedKafkajsConsumer } from './kafkajs-consumer.ts'
+import { createTraceRepartitioner, type TraceRepartitioner } from './repartition/trace-repartitioner.ts'
+
+/** A range of the topic to read instead of the group's position (`tracescore replay`). */
+export interface ReadRange {
+  /** A throw-away consumer group: the service's committed offsets stay untouched. */
+  groupId: string
+  startOffsets: ReadonlyMap<number, string>
+  /** Exclusive end of each partition. */
+  endOffsets: ReadonlyMap<number, string>
+}
+
+/** What the ingest stage is built from: the configuration, the process's Kafka clients and the stage after it. */
+export interface KafkaIngestOptions<R> {
+  config: Pick<TracescoreConfig, 'kafka' | 'assembly'>
+  kafka: Kafka
+  /** The process's producer (dead letters, the repartitioned topic); connected on `start`. */
+  producer: Producer
+  admin: Admin
+  logger: Logger
+  isAgentRunSpan: (span: Span) => boolean
+  isGenAiSpan: (span: Span) => boolean
+  process: (trace: IngestedTrace) => Promise<R>
+  targets: readonly DeliveryTarget<R>[]
+  /** Read this range (no commits, no repartitioning) instead of consuming as the service. */
+  range?: ReadRange
+  now?: () => number
+}
+
+/** The running ingest stage: the span source, behind the repartitioner when `kafka.repartition`. */
+export interface KafkaIngest {
+  readonly source: SpanSource
+  /** The topic and group the source reads (the repartitioned topic when repartitioning). */
+  readonly topic: string
+  readonly groupId: string
+  /** Resolves with the error when the source or the repartitioner stopped consuming for good. */
+  readonly failed: Promise<unknown>
+  /** Waits for the broker and the topic (until `signal` aborts), then starts consuming. */
+  start(signal: AbortSignal): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * The ingest stage the configuration describes: a Kafka span source on `kafka.topic` (or, with
+ * `kafka.repartition`, on `<topic>.by_trace` fed by the repartitioner), or on a range of the
+ * topic for a replay, which commits nothing and gives up on a delivery after about a minute.
+ */
+export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaIngest {
+  const { config, kafka, producer, admin, logger, range } = options
+  const repartitioner = config.kafka.repartition && !range ? repartitionerOf(options) : undefined
+  const topic = repartitioner?.targetTopic ?? config.kafka.topic
+  const groupId = range?.groupId ?? config.kafka.groupId
+  const source = createKafkaSource<R>({
+    ...config.assembly,
+    kafka,
+    producer,
+    groupId,
+    topic,
+    fromBeginning: repartitioner || range ? true : config.kafka.fromBeginning,
+    encoding: repartitioner ? 'otlp_json' : config.kafka.encoding,
+    deadLetterTopic: config.kafka.deadLetterTopic,
+    isAgentRunSpan: options.isAgentRunSpan,
+    isGenAiSpan: options.isGenAiSpan,
+    logger,
+    now: options.now,
+    process: options.process,
+    targets: options.targets,
+    // A replay gives up on a delivery after about a minute (then exits 1); the service never does.
+    ...(range ? { ...range, commitIntervalMs: false as const, deliveryPolicy: retryPolicies.sink } : {}),
+  })
+  return {
+    source,
+    topic,
+    groupId,
+    failed: Promise.race([source.failed, ...(repartitioner ? [repartitioner.failed] : [])]),
+    async start(signal) {
+      await waitForTopic(admin, config.kafka.topic, logger, signal)
+      await producer.connect()
+      if (repartitioner) {
+        await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
+        await repartitioner.start()
+      }
+      await source.start()
+    },
+    async stop() {
+      await repartitioner?.stop()
+      await source.stop({ commit: range === undefined })
+    },
+  }
+}
+
+/**
+ * The repartition stage: records not keyed by trace id are re-keyed by trace into
+ * `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
+ */
+function repartitionerOf({
+  config,
+  kafka,
+  producer,
+  logger,
+}: KafkaIngestOptions<unknown>): TraceRepartitioner {
+  return createTraceRepartitioner({
+    consumer: createSupervisedKafkajsConsumer({
+      kafka,
+      groupId: `${config.kafka.groupId}-repartition`,
+      fromBeginning: config.kafka.fromBeginning,
+      logger,
+    }),
+    producer,
+    sourceTopic: config.kafka.topic,
+    encoding: config.kafka.encoding,
+    deadLetterTopic: config.kafka.deadLetterTopic,
+    logger,
+  })
+}

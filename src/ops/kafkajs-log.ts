@@ -1,0 +1,19 @@
+import { type logCreator, logLevel } from 'kafkajs'
+import type { Logger } from './logger.ts'
+
+/**
+ * kafkajs's own log lines (broker connections, rebalances, request errors) through the process's
+ * logger, as structured JSON with `component: 'kafkajs'`, instead of kafkajs's console format.
+ */
+export function kafkajsLogCreator(logger: Logger): logCreator {
+  const child = logger.child({ component: 'kafkajs' })
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, timestamp: _timestamp, logger: _name, ...fields } = log
+      const context = { namespace, ...fields }
+      if (level === logLevel.ERROR) child.error(context, message)
+      else if (level === logLevel.WARN) child.warn(context, message)
+      else if (level === logLevel.INFO) child.info(context, message)
+      else if (level === logLevel.DEBUG) child.debug(context, message)
+    }
+}
