@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import type { OtlpEncodingOption } from '../../src/ingest/decode/index.ts'
 import { repoRoot, writeTempFile } from './cli.ts'
 
 /** A free TCP port on 127.0.0.1. */
@@ -28,8 +29,8 @@ export interface ServiceConfigOptions {
   groupId: string
   deadLetterTopic: string
   otlpUrl: string
-  /** `kafka.encoding`; default otlp_proto. */
-  encoding?: 'otlp_proto' | 'otlp_json'
+  /** `kafka.encoding`; when absent the service's default (`auto`). */
+  encoding?: OtlpEncodingOption
   settleMs?: number
   /** Default 60,000. */
   maxTraceAgeMs?: number
