@@ -31,6 +31,12 @@ export interface ServiceConfigOptions {
   otlpUrl: string
   /** `kafka.encoding`; when absent the service's default (`auto`). */
   encoding?: OtlpEncodingOption
+  /**
+   * `kafka.sessionTimeoutMs`; when absent the service's default (30 s). A killed process, or a
+   * consumer kafkajs restarted after a broker outage (a new group member), gets its partitions
+   * back only after the old member's session expired: fault tests that do either use a short one.
+   */
+  sessionTimeoutMs?: number
   settleMs?: number
   /** Default 60,000. */
   maxTraceAgeMs?: number
@@ -60,6 +66,7 @@ export default defineConfig({
     fromBeginning: true,
     deadLetterTopic: ${JSON.stringify(o.deadLetterTopic)},
     ${o.encoding ? `encoding: ${JSON.stringify(o.encoding)},` : ''}
+    ${o.sessionTimeoutMs ? `sessionTimeoutMs: ${o.sessionTimeoutMs},` : ''}
   },
   assembly: {
     settleMs: ${o.settleMs ?? 200},
