@@ -5,7 +5,9 @@
  * most the runs that were scored but not yet committed when each kill hit.
  *
  * Scale: FAULT_KILL_RUNS (default 10,000 runs, 50,000 spans) produced over ~2.5 minutes; each
- * restart waits for the killed member's Kafka session (30 s) to expire before it gets partitions.
+ * restart waits for the killed member's Kafka session to expire before it gets partitions (the
+ * service runs with a 10 s `kafka.sessionTimeoutMs` here, not the 30 s default, which only made
+ * each of those waits longer).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTopic, testBrokers, testKafka, uniqueName } from '../../src/ingest/testing/broker.ts'
@@ -52,6 +54,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       groupId,
       deadLetterTopic: `${topic}-dlq`,
       otlpUrl: rx.url,
+      sessionTimeoutMs: 10_000,
     })
     const runs = makeRuns(RUNS, 7)
 
