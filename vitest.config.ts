@@ -47,6 +47,7 @@ export default defineConfig({
           include: ['test/fault/**/*.test.ts'],
           // Its own project (below), run beside this one by scripts/test-all.sh.
           exclude: ['test/fault/broker-restart.test.ts'],
+          setupFiles: ['test/helpers/fault-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
           fileParallelism: false,
@@ -59,6 +60,7 @@ export default defineConfig({
           // project, its cases side by side, one per private broker (FAULT_BROKER_LANES).
           name: 'fault-broker',
           include: ['test/fault/broker-restart.test.ts'],
+          setupFiles: ['test/helpers/fault-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
           maxConcurrency: Math.max(1, Number(process.env.FAULT_BROKER_LANES ?? 3)),

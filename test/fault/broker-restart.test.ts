@@ -14,7 +14,7 @@
  * Wall time: the ten cases are independent, each on a topic of its own; most of a case is waiting
  * (the outage, the broker's restart, the old member's session), so they run side by side on
  * FAULT_BROKER_LANES private brokers (default 3, on FAULT_BROKER_PORT, +3, +6...), one case per
- * broker at a time, the 60 s outages first: about 4 minutes instead of 13 one after the other.
+ * broker at a time, the 60 s outages first: about 5 minutes instead of 13 one after the other.
  * FAULT_BROKER_LANES=1 runs them one by one on one broker.
  */
 import { Kafka, logLevel, type Producer } from 'kafkajs'
