@@ -95,7 +95,7 @@ describe('kill -9 of tracescore run during a stream', () => {
     })()
 
     // Kill, note what was scored but not committed at that moment, restart.
-    const inFlightAtKill: { at: number; committed: Map<number, number>; produced: number }[] = []
+    const inFlightAtKill: { scoredBy: number; committed: Map<number, number>; produced: number }[] = []
     const kills: (NodeJS.Signals | null)[] = []
     // Each kill hits a process in steady streaming: it has run 3 s and caught up with the producer
     // to within ~2 s of traffic (after a restart it first replays the backlog of the rejoin).
@@ -108,11 +108,13 @@ describe('kill -9 of tracescore run during a stream', () => {
         250,
       )
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000))
-      const at = Date.now()
       await service.kill9()
       kills.push((await service.exited).signal)
-      // The process is dead: the group's committed offsets are what it managed to commit.
-      inFlightAtKill.push({ at, committed: await groupOffsets(kafka, groupId, topic), produced })
+      // The process is dead: the group's committed offsets are what it managed to commit, and the
+      // scores that arrive until the next process starts are the ones it sent (an export in flight
+      // at the kill is counted when the receiver has read it, which can be after the SIGKILL).
+      const committed = await groupOffsets(kafka, groupId, topic)
+      inFlightAtKill.push({ scoredBy: Date.now(), committed, produced })
       service = await startService(config)
     }
     await new Promise((r) => setTimeout(r, 5_000))
@@ -156,10 +158,10 @@ describe('kill -9 of tracescore run during a stream', () => {
     // Offsets never ran ahead of delivery.
     for (const s of samples) expect(commitViolations(s.committed, placements, s.delivered)).toEqual([])
 
-    // Duplicates: at most the scores of runs delivered before a kill but above its committed offset.
+    // Duplicates: at most the scores of runs a killed process delivered but had not committed.
     let bound = 0
     for (const kill of inFlightAtKill) {
-      const scored = deliveredBefore(kill.at)
+      const scored = deliveredBefore(kill.scoredBy)
       for (const [key, place] of placements) {
         if (scored.has(key) && place.offset >= (kill.committed.get(place.partition) ?? -1))
           bound += SCORERS.length
