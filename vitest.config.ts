@@ -49,9 +49,25 @@ export default defineConfig({
         test: {
           name: 'fault',
           include: ['test/fault/**/*.test.ts'],
+          // Its own project (below), run beside this one by scripts/test-all.sh.
+          exclude: ['test/fault/broker-restart.test.ts'],
+          setupFiles: ['test/helpers/fault-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
           fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Private brokers only (never the shared one), mostly waiting: runs beside the fault
+          // project, its cases side by side, one per private broker (FAULT_BROKER_LANES).
+          name: 'fault-broker',
+          include: ['test/fault/broker-restart.test.ts'],
+          setupFiles: ['test/helpers/fault-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+          maxConcurrency: Math.max(1, Number(process.env.FAULT_BROKER_LANES ?? 3)),
         },
       },
     ],

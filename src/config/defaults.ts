@@ -12,6 +12,7 @@ export const configDefaults = {
     encoding: 'auto',
     fromBeginning: false,
     deadLetterTopic: 'otlp_spans_dlq',
+    sessionTimeoutMs: 30_000,
     repartition: false,
   },
   assembly: {

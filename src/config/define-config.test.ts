@@ -21,6 +21,7 @@ describe('resolveConfig', () => {
       brokers: ['127.0.0.1:9092'],
       topic: 'otlp_spans',
       encoding: 'auto',
+      sessionTimeoutMs: 30_000,
     })
     expect(config.assembly.settleMs).toBe(2000)
     expect(config.judges.defaultLimits.concurrency).toBe(4)

@@ -122,6 +122,12 @@ export const configSchema = z
         encoding: z.enum(['auto', 'otlp_proto', 'otlp_json']).default(d.kafka.encoding),
         fromBeginning: z.boolean().default(d.kafka.fromBeginning),
         deadLetterTopic: z.string().min(1).default(d.kafka.deadLetterTopic),
+        /**
+         * The consumer's group session (kafkajs `sessionTimeout`): how long partitions stay with a
+         * member that stopped heartbeating. It also bounds recovery after a broker outage: kafkajs
+         * rejoins as a new member and the coordinator waits for the old one's session to expire.
+         */
+        sessionTimeoutMs: z.number().int().positive().default(d.kafka.sessionTimeoutMs),
         /** When set, every (run, scorer) decision is produced here as one JSON record keyed by trace id. */
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */

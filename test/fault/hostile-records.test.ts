@@ -1,7 +1,7 @@
 /**
  * Hostile records mixed into a stream of good agent runs, consumed by `tracescore run` (the CLI):
  * 10,000 damaged records (truncated, bit-flipped, random bytes, OTLP/JSON, UTF-16 JSON, gzip'd
- * protobuf on the protobuf topic), a span with a 10 MB attribute, a trace of 100,000 spans, and
+ * protobuf), a span with a 10 MB attribute, a trace of 100,000 spans, and
  * attribute values nested 100 and 100,000 levels deep, and runs built against scoring (issue 11): a
  * 512 KiB base64 blob in a user message and a tool argument nested 100,000 levels deep, scored with
  * redaction (once a quadratic regex, once a stack overflow that made the trace retry forever and
@@ -9,10 +9,14 @@
  * span buffer stays under its cap (sampled from /metrics) and resident memory stays bounded, the
  * dead-letter topic holds exactly the records our decoder rejects (each with its error headers),
  * every good run — and every valid extreme one — is scored, and every offset gets committed.
+ *
+ * The service runs with the default `kafka.encoding` ('auto', detected per record), and the oracle
+ * decodes with the same setting: the OTLP/JSON copies are valid records there (decoded and scored,
+ * not dead-lettered); UTF-16 JSON and gzip'd protobuf stay undecodable.
  */
 import { CompressionTypes } from 'kafkajs'
 import { afterAll, describe, expect, it } from 'vitest'
-import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
+import { decodeOtlpTraces, type OtlpEncodingOption } from '../../src/ingest/decode/index.ts'
 import {
   encodeOtlpJson,
   encodeOtlpProto,
@@ -39,6 +43,8 @@ const GOOD_RUNS = 500
 const PARTITIONS = 2
 const MAX_BUFFERED_SPANS = 20_000
 const RSS_LIMIT_MIB = 1_024
+/** The service's `kafka.encoding` (its default) and the oracle's: they must be the same. */
+const ENCODING: OtlpEncodingOption = 'auto'
 
 interface Planned {
   kind: string
@@ -71,6 +77,7 @@ describe('hostile records', () => {
       groupId,
       deadLetterTopic: dlq,
       otlpUrl: rx.url,
+      encoding: ENCODING,
       // Damaged records can leave traces that never look complete (no root, agent span never
       // ended): they are finalized at this age, and only then are their offsets committable.
       maxTraceAgeMs: 15_000,
@@ -130,10 +137,11 @@ describe('hostile records', () => {
     const half = Math.floor(mixed.length / 2)
     const plan = [...mixed.slice(0, half), ...extremes, ...hugeRecords, ...mixed.slice(half)]
 
-    // The oracle: what our decoder rejects must be dead-lettered, nothing else.
+    // The oracle: what our decoder rejects, with the service's encoding setting, must be
+    // dead-lettered, nothing else.
     const rejected = plan.map((p) => {
       try {
-        decodeOtlpTraces(p.value, 'otlp_proto')
+        decodeOtlpTraces(p.value, ENCODING)
         return false
       } catch {
         return true
@@ -221,7 +229,13 @@ describe('hostile records', () => {
     const lateSpans = await service.metric('tracescore_late_spans_total')
     expect(await service.stop()).toBe(0)
 
-    // Exactly the rejected records are in the dead-letter topic, with their origin and error.
+    // As many dead letters as rejected records (counted first: a wrong count fails here with both
+    // numbers, not in a read that waits for records that never come) ...
+    const dlqEnds = await endOffsets(kafka, dlq)
+    expect([...dlqEnds.values()].reduce((n, o) => n + Number(o), 0)).toBe(expectedBad)
+    expect(deadLetters).toBe(expectedBad)
+    // ... and they are exactly the rejected records, with their origin and error (a replay of the
+    // same bad record would add a second copy and change the count above).
     const letters = await readTopic(kafka, dlq, expectedBad, 120_000)
     const expectedOrigins = new Set(
       plan.flatMap((_, i) => (rejected[i] ? [`${placed[i]!.partition}:${placed[i]!.offset}`] : [])),
@@ -236,10 +250,6 @@ describe('hostile records', () => {
       expect(l.headers['tracescore-error']).toBeTruthy()
       expect(l.headers['tracescore-original-topic']).toBe(topic)
     }
-    // ... and nothing else (a replay of the same bad record would add a second copy).
-    const dlqEnds = await endOffsets(kafka, dlq)
-    expect([...dlqEnds.values()].reduce((n, o) => n + Number(o), 0)).toBe(expectedBad)
-    expect(deadLetters).toBe(expectedBad)
 
     expect(Math.max(...bufferedSamples)).toBeLessThanOrEqual(MAX_BUFFERED_SPANS)
     const kinds: Record<string, { records: number; deadLettered: number }> = {}

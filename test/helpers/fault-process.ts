@@ -2,6 +2,7 @@
  * The configuration of `tracescore run` for fault tests (`startService` in ./cli.ts starts it).
  * Configs are written under test/.tmp so that `import ... from 'tracescore'` resolves to the package.
  */
+import type { OtlpEncodingOption } from '../../src/ingest/decode/index.ts'
 import { writeTempFile } from './cli.ts'
 
 /** What goes into a fault-test configuration file. */
@@ -11,8 +12,14 @@ export interface ServiceConfigOptions {
   groupId: string
   deadLetterTopic: string
   otlpUrl: string
-  /** `kafka.encoding`; default otlp_proto. */
-  encoding?: 'otlp_proto' | 'otlp_json'
+  /** `kafka.encoding`; when absent the service's default (`auto`). */
+  encoding?: OtlpEncodingOption
+  /**
+   * `kafka.sessionTimeoutMs`; when absent the service's default (30 s). A killed process, or a
+   * consumer kafkajs restarted after a broker outage (a new group member), gets its partitions
+   * back only after the old member's session expired: fault tests that do either use a short one.
+   */
+  sessionTimeoutMs?: number
   settleMs?: number
   /** Default 60,000. */
   maxTraceAgeMs?: number
@@ -42,6 +49,7 @@ export default defineConfig({
     fromBeginning: true,
     deadLetterTopic: ${JSON.stringify(o.deadLetterTopic)},
     ${o.encoding ? `encoding: ${JSON.stringify(o.encoding)},` : ''}
+    ${o.sessionTimeoutMs ? `sessionTimeoutMs: ${o.sessionTimeoutMs},` : ''}
   },
   assembly: {
     settleMs: ${o.settleMs ?? 200},
