@@ -32,7 +32,12 @@ const quiet: Logger = process.env.DEBUG_CRASH ? createLogger('info') : silentLog
 const fast = { retries: 5, initialDelayMs: 50, maxDelayMs: 500, multiplier: 2, jitter: 0 }
 
 /** A topic of `runs` agent runs (one record each) over 2 partitions. */
-async function topicWithRuns(runs: number, seed: number) {
+/**
+ * A topic holding the traces of `runs` generated runs; with `held`, the last `held` traces are
+ * produced only when `produceHeld()` is called (so a test can make the consumer need the broker
+ * again after it broke something).
+ */
+async function topicWithRuns(runs: number, seed: number, held = 0) {
   await producer.connect()
   const topic = uniqueName('ingest-crash')
   await createTopic(kafka, topic, 2)
@@ -41,9 +46,12 @@ async function topicWithRuns(runs: number, seed: number) {
     key: traceId,
     value: encodeOtlpProto(spans),
   }))
-  for (let i = 0; i < messages.length; i += 20)
-    await producer.send({ topic, acks: -1, messages: messages.slice(i, i + 20) })
-  return { topic, traffic }
+  const send = async (list: typeof messages) => {
+    for (let i = 0; i < list.length; i += 20)
+      await producer.send({ topic, acks: -1, messages: list.slice(i, i + 20) })
+  }
+  await send(messages.slice(0, messages.length - held))
+  return { topic, traffic, produceHeld: () => send(messages.slice(messages.length - held)) }
 }
 
 /** A span source over `consumer`, counting how often each trace was scored and delivered. */
@@ -146,7 +154,9 @@ describe('a Kafka consumer that dies', () => {
     { how: 'reset by the peer', silently: false },
     { how: 'dropped silently', silently: true },
   ])('recovers when every broker connection of its client is $how mid-stream', async ({ silently }) => {
-    const { topic, traffic } = await topicWithRuns(120, 73)
+    // Half the traces are produced after the cut: the consumer must fetch (and commit) through
+    // the broken connections, however fast it read the first half.
+    const { topic, traffic, produceHeld } = await topicWithRuns(120, 73, 60)
     const groupId = uniqueName('group')
     const sockets = new Set<Socket>()
     // The consumer's client opens its connections through this factory, so the test can cut them.
@@ -175,6 +185,7 @@ describe('a Kafka consumer that dies', () => {
       { logger: quiet, policy: fast, stopTimeoutMs: 5_000 },
     )
     let cut = 0
+    const frozen: Socket[] = []
     const { source, scored, delivered } = sourceOver(consumer, topic)
     await source.start()
     try {
@@ -184,11 +195,20 @@ describe('a Kafka consumer that dies', () => {
         () => 'some runs delivered',
       )
       // Coordinator, fetch leader, everything: the client must reconnect and rejoin.
+      // Silently: the peer is gone without a FIN or RST (a network partition): nothing more
+      // arrives on the connection and nothing sent reaches the broker. A paused socket that
+      // swallows writes is exactly that to kafkajs; destroying it locally is not (kafkajs sometimes
+      // notices its next write failing and recovers by itself, which left this case's
+      // replacement assertion to chance).
       cut = sockets.size
       for (const socket of sockets) {
-        if (silently) socket.destroy()
-        else socket.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))
+        if (silently) {
+          socket.pause()
+          socket.write = (() => true) as typeof socket.write
+          frozen.push(socket)
+        } else socket.destroy(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))
       }
+      await produceHeld()
       await until(
         () => delivered.size >= traffic.runs.length,
         100_000,
@@ -201,6 +221,7 @@ describe('a Kafka consumer that dies', () => {
       )
     } finally {
       await source.stop()
+      for (const socket of frozen) socket.destroy()
     }
     expect(cut).toBeGreaterThan(0)
     for (const run of traffic.runs) expect(scored.get(run.traceId), run.traceId).toBe(1)
