@@ -60,6 +60,51 @@ export interface ReadyTrace<R> {
   recordRefs: R[]
 }
 
+/** A released trace whose spans are decoded when first read: traces finished unscored never are. */
+class ReleasedTraceView<R> implements ReadyTrace<R> {
+  traceId: string
+  agentSpanIds: string[]
+  hasGenAi: boolean
+  declare scoredAgentSpanIds?: readonly string[]
+  incomplete: boolean
+  reason: ReleaseReason
+  supersedes: boolean
+  recordRefs: R[]
+  #held: HeldSpans | undefined
+  #spans: Span[] | undefined
+
+  constructor(
+    trace: HeldSpans & { traceId: string; hasGenAi: boolean; supersedes: boolean; refs: R[] },
+    agentSpanIds: string[],
+    scored: readonly string[] | undefined,
+    incomplete: boolean,
+    reason: ReleaseReason,
+  ) {
+    this.traceId = trace.traceId
+    this.agentSpanIds = agentSpanIds
+    this.hasGenAi = trace.hasGenAi
+    if (scored !== undefined) this.scoredAgentSpanIds = scored
+    this.incomplete = incomplete
+    this.reason = reason
+    this.supersedes = trace.supersedes
+    this.recordRefs = trace.refs
+    this.#held = trace
+  }
+
+  get spans(): Span[] {
+    if (this.#spans === undefined) {
+      this.#spans = decodeHeld(this.#held!)
+      this.#held = undefined
+    }
+    return this.#spans
+  }
+
+  set spans(spans: Span[]) {
+    this.#spans = spans
+    this.#held = undefined
+  }
+}
+
 /** What `add` did with one record's spans. */
 export interface AddResult {
   /** Distinct buffered traces the record now holds spans in: finish the record after each is done. */
@@ -490,26 +535,8 @@ export class TraceAssembler<R> {
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
       scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))
-    const held: HeldSpans = trace
-    let spans: Span[] | undefined
-    this.ready.push({
-      traceId: trace.traceId,
-      // Decoded when first read: traces finished without scoring are never decoded.
-      get spans() {
-        spans ??= decodeHeld(held)
-        return spans
-      },
-      set spans(value) {
-        spans = value
-      },
-      agentSpanIds,
-      hasGenAi: trace.hasGenAi,
-      ...(scored === undefined ? {} : { scoredAgentSpanIds: scored }),
-      incomplete: trace.partial || (reason !== 'settled' && !this.looksComplete(trace)),
-      reason,
-      supersedes: trace.supersedes,
-      recordRefs: trace.refs,
-    })
+    const incomplete = trace.partial || (reason !== 'settled' && !this.looksComplete(trace))
+    this.ready.push(new ReleasedTraceView(trace, agentSpanIds, scored, incomplete, reason))
     this.releasedCount++
     const remembered: ReleasedTrace = {
       traceId: trace.traceId,
