@@ -335,8 +335,10 @@ describe('TraceAssembler on scanned protobuf records', () => {
     const [rescored] = assembler.takeReady()
     expect(rescored).toMatchObject({ traceId: late.traceId, supersedes: true, hasGenAi: true })
     expect(rescored!.spans.map((s) => s.spanId).sort()).toEqual(
-      first.find((t) => t.traceId === late.traceId)!.spans.map((s) => s.spanId).sort(),
+      first
+        .find((t) => t.traceId === late.traceId)!
+        .spans.map((s) => s.spanId)
+        .sort(),
     )
   })
 })
-

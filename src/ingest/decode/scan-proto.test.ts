@@ -4,15 +4,16 @@ import { listFixtures, loadFixture } from '../../../test/fixtures/index.ts'
 import { encodeProto, rng, SpanGenerator } from '../../../test/unit/decode/generated-spans.ts'
 import { recordSdkSpans } from '../../../test/unit/decode/sdk-spans.ts'
 import type { Span } from '../../model/span.ts'
-import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { isAgentRunSpan, spanRole } from '../../transform/index.ts'
+import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
 import { decodeWork } from './protobuf-reader.ts'
 import { type ScannedSpans, scanOtlpProto } from './scan-proto.ts'
 
 /** Every span of a scanned record, decoded. */
-const spansOf = (scanned: ScannedSpans): Span[] => Array.from({ length: scanned.length }, (_, i) => scanned.span(i))
+const spansOf = (scanned: ScannedSpans): Span[] =>
+  Array.from({ length: scanned.length }, (_, i) => scanned.span(i))
 
 /** Scan and decode agree on `payload`: both reject it, or both accept it with the same spans. */
 function expectSameAsDecode(payload: Uint8Array): 'accepted' | 'rejected' {
