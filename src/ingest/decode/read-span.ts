@@ -65,9 +65,9 @@ export const LAZY_SPAN_BYTES = 1024
  * attributes of the span, its events and links are checked now (malformed input throws here) and
  * kept as one copy of their bytes, decoded on first read, but for the role keys
  * (`role-attributes.ts`), decoded now for `isAgentRunSpan`; a smaller span is decoded at once.
- * `inPlace`: `r.buf` does not change while the span lives (`ScannedSpans`): every span is then
- * read lazily, its views reading those bytes in place (nothing to copy, so no reason to decode
- * small spans now).
+ * `inPlace`: `r.buf` does not change while the span lives (`ScannedSpans`): the views of a large
+ * span read those bytes in place instead of a copy. (Small spans are still decoded at once: a
+ * view per small span costs transform more, through the proxy, than decoding it now.)
  */
 export function readSpan(
   r: ProtobufReader,
@@ -77,7 +77,7 @@ export function readSpan(
   inPlace = false,
 ): Span {
   const start = r.pos
-  const lazy = inPlace || end - start >= LAZY_SPAN_BYTES
+  const lazy = end - start >= LAZY_SPAN_BYTES
   let traceId = ''
   let spanId = ''
   let parentSpanId: string | undefined

@@ -97,9 +97,9 @@ export class ScannedSpans {
   }
 
   /**
-   * Span `i` decoded: its envelope, and its attributes (and its events' and links') behind views
-   * that decode them from {@link bytes} on first read, but for the role keys. A new object on
-   * every call, but for a candidate, whose object is kept until {@link own}.
+   * Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read
+   * {@link bytes} in place. A new object on every call, but for a candidate, whose object is kept
+   * until {@link own}.
    */
   span(i: number): Span {
     const known = this.decoded?.[i]
