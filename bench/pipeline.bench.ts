@@ -61,7 +61,13 @@ export const codeScorers = {
 /** Starts the local broker when none answers (idempotent script). */
 export function ensureBroker(): void {
   const root = fileURLToPath(new URL('../', import.meta.url))
-  const started = spawnSync('bash', ['scripts/kafka-start.sh'], { cwd: root, stdio: ['ignore', 2, 2] })
+  // The broker the benchmark talks to (`KAFKA_BROKERS`), not the script's default port.
+  const port = process.env.KAFKA_PORT ?? testBrokers()[0]!.split(':').pop()!
+  const started = spawnSync('bash', ['scripts/kafka-start.sh'], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+    env: { ...process.env, KAFKA_PORT: port },
+  })
   if (started.status !== 0) throw new Error('the local Kafka broker did not start')
 }
 

@@ -1,10 +1,11 @@
-import type { Span } from '../model/index.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
 import { type BadRecord, badRecordOf } from './dead-letter.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
-import { decodeOtlpTraces, type OtlpEncodingOption } from './decode/index.ts'
+import { decodeOtlpTraces, detectOtlpEncoding, type OtlpEncodingOption } from './decode/index.ts'
+import { scanOtlpProto } from './decode/scan-proto.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
+import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
 /** Counters of what was read. */
@@ -48,16 +49,16 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       tracker.release(ref)
       return
     }
-    let spans: Span[]
+    let spans: SpanBatch
     try {
-      spans = decodeOtlpTraces(value, encoding)
+      spans = readSpans(value, encoding)
     } catch (error) {
       bad.push(badRecordOf(ref.topic, ref.partition, record, error))
       badRefs.push(ref) // the reading's hold stays until the dead letter is produced
       return
     }
     counters.spans += spans.length
-    const { traces } = assembler.add(spans, ref, value.length)
+    const { traces } = assembler.addBatch(spans, ref, value.length)
     tracker.hold(ref, traces)
     tracker.release(ref)
   }
@@ -89,5 +90,20 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       return last
     },
     counters: () => ({ ...counters }),
+  }
+}
+
+/**
+ * A record's spans: protobuf is scanned (spans decoded later, when a trace of them is read),
+ * OTLP/JSON decoded. A protobuf record the scan rejects is decoded for the decoder's own error,
+ * which names the fault precisely (and should the decoder accept it after all, its spans are used).
+ */
+export function readSpans(value: Buffer, encoding: OtlpEncodingOption): SpanBatch {
+  const chosen = encoding === 'auto' ? detectOtlpEncoding(value) : encoding
+  if (chosen !== 'otlp_proto') return spanArrayBatch(decodeOtlpTraces(value, encoding))
+  try {
+    return scanOtlpProto(value)
+  } catch {
+    return spanArrayBatch(decodeOtlpTraces(value, encoding))
   }
 }

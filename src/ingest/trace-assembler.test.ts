@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { Span } from '../model/index.ts'
+import { decodeOtlpTraces } from './decode/index.ts'
+import { decodeWork } from './decode/protobuf-reader.ts'
+import { scanOtlpProto } from './decode/scan-proto.ts'
+import { encodeOtlpProto, generateAgentTraffic, isGeneratedAgentSpan } from './testing/agent-traffic.ts'
 import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 
 const T1 = 'a'.repeat(32)
@@ -288,5 +292,53 @@ describe('TraceAssembler', () => {
       [T1, false, 'flush'],
       [T2, true, 'flush'],
     ])
+  })
+})
+
+describe('TraceAssembler on scanned protobuf records', () => {
+  const traffic = generateAgentTraffic({ runs: 3, plainTraces: 5, seed: 7 })
+  const payload = encodeOtlpProto(traffic.spans)
+
+  it('releases the same traces as from decoded spans, decoding only those read', () => {
+    const fromScan = setup({ isAgentRunSpan: isGeneratedAgentSpan })
+    const fromDecode = setup({ isAgentRunSpan: isGeneratedAgentSpan })
+    expect(fromScan.assembler.addBatch(scanOtlpProto(payload), 'r1', payload.length)).toEqual(
+      fromDecode.assembler.add(decodeOtlpTraces(payload), 'r1', payload.length),
+    )
+    fromScan.clock.t += 1_000
+    fromDecode.clock.t += 1_000
+    const work = decodeWork()
+    const released = fromScan.assembler.takeReady()
+    const expected = fromDecode.assembler.takeReady()
+    expect(decodeWork()).toBe(work) // released, not decoded
+    expect(released.map((t) => [t.traceId, t.hasGenAi, t.agentSpanIds])).toEqual(
+      expected.map((t) => [t.traceId, t.hasGenAi, t.agentSpanIds]),
+    )
+    expect(released.filter((t) => t.hasGenAi)).toHaveLength(3)
+    expect(released.filter((t) => !t.hasGenAi)).toHaveLength(5)
+    for (const [i, trace] of released.entries()) expect(trace.spans).toEqual(expected[i]!.spans)
+    expect(fromScan.assembler.stats()).toEqual(fromDecode.assembler.stats())
+  })
+
+  it('keeps duplicate, late and re-scored spans apart as with decoded spans', () => {
+    const { clock, assembler } = setup({ isAgentRunSpan: isGeneratedAgentSpan, rescoreLateSpans: true })
+    assembler.addBatch(scanOtlpProto(payload), 'r1', payload.length)
+    assembler.addBatch(scanOtlpProto(payload), 'r2', payload.length) // every span again
+    expect(assembler.stats()).toMatchObject({ duplicateSpans: traffic.spans.length })
+    clock.t += 1_000
+    const first = assembler.takeReady()
+    expect(first).toHaveLength(8)
+    const late = traffic.runs[0]!
+    const again = encodeOtlpProto(late.spans.slice(0, 1))
+    expect(assembler.addBatch(scanOtlpProto(again), 'r3', again.length)).toEqual({ traces: 1, lateSpans: 1 })
+    clock.t += 1_000
+    const [rescored] = assembler.takeReady()
+    expect(rescored).toMatchObject({ traceId: late.traceId, supersedes: true, hasGenAi: true })
+    expect(rescored!.spans.map((s) => s.spanId).sort()).toEqual(
+      first
+        .find((t) => t.traceId === late.traceId)!
+        .spans.map((s) => s.spanId)
+        .sort(),
+    )
   })
 })

@@ -1,17 +1,21 @@
 import { configDefaults } from '../config/defaults.ts'
 import type { Span } from '../model/index.ts'
-import { estimateSpanBytes } from './estimate-span-bytes.ts'
+import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 
 /** Settings of the trace assembler; every duration is in milliseconds of the injected clock. */
 export interface TraceAssemblerOptions {
-  /** Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). */
+  /**
+   * Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). Asked only
+   * of a batch's candidates (`SpanBatch.candidate`): from protobuf, spans with a role attribute
+   * key, a `gen_ai.*` event or a name starting with `ai.`; any other span counts as no agent span.
+   */
   isAgentRunSpan: (span: Span) => boolean
   /**
    * Decides which spans show GenAI activity (an agent, model or tool span: the transform's
    * `spanRole` other than `other`). A trace with such a span is handed to scoring even without an
    * agent span, since the transform also rebuilds runs headed by other spans (a CrewAI delegation
-   * headed by its tool span, smolagents steps whose agent span is missing). Default:
-   * `isAgentRunSpan`.
+   * headed by its tool span, smolagents steps whose agent span is missing). Asked only of
+   * candidates, as `isAgentRunSpan`. Default: `isAgentRunSpan`.
    */
   isGenAiSpan?: (span: Span) => boolean
   /** The clock, epoch milliseconds. Defaults to `Date.now`. */
@@ -57,6 +61,51 @@ export interface ReadyTrace<R> {
   recordRefs: R[]
 }
 
+/** A released trace whose spans are decoded when first read: traces finished unscored never are. */
+class ReleasedTraceView<R> implements ReadyTrace<R> {
+  traceId: string
+  agentSpanIds: string[]
+  hasGenAi: boolean
+  declare scoredAgentSpanIds?: readonly string[]
+  incomplete: boolean
+  reason: ReleaseReason
+  supersedes: boolean
+  recordRefs: R[]
+  #held: HeldSpans | undefined
+  #spans: Span[] | undefined
+
+  constructor(
+    trace: HeldSpans & { traceId: string; hasGenAi: boolean; supersedes: boolean; refs: R[] },
+    agentSpanIds: string[],
+    scored: readonly string[] | undefined,
+    incomplete: boolean,
+    reason: ReleaseReason,
+  ) {
+    this.traceId = trace.traceId
+    this.agentSpanIds = agentSpanIds
+    this.hasGenAi = trace.hasGenAi
+    if (scored !== undefined) this.scoredAgentSpanIds = scored
+    this.incomplete = incomplete
+    this.reason = reason
+    this.supersedes = trace.supersedes
+    this.recordRefs = trace.refs
+    this.#held = trace
+  }
+
+  get spans(): Span[] {
+    if (this.#spans === undefined) {
+      this.#spans = decodeHeld(this.#held!)
+      this.#held = undefined
+    }
+    return this.#spans
+  }
+
+  set spans(spans: Span[]) {
+    this.#spans = spans
+    this.#held = undefined
+  }
+}
+
 /** What `add` did with one record's spans. */
 export interface AddResult {
   /** Distinct buffered traces the record now holds spans in: finish the record after each is done. */
@@ -79,11 +128,38 @@ export interface AssemblerStats {
 /** Up to this many spans a trace checks for duplicates by scanning its spans; beyond, a Set of ids. */
 const SCAN_DUPLICATES_UP_TO = 16
 
-interface OpenTrace<R> {
+/**
+ * Spans held for a trace, undecoded where their batch allows: span k is
+ * `sources[k].span(indexes[k])`, with id `spanIds[k]`.
+ */
+interface HeldSpans {
+  sources: SpanBatch[]
+  indexes: number[]
+  spanIds: string[]
+}
+
+/** Makes the batches of the spans not yet owned (see `SpanBatch.own`) hold only their own bytes. */
+function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
+  let last: SpanBatch | undefined
+  for (let k = trace.ownedUpTo; k < trace.sources.length; k++) {
+    const source = trace.sources[k]!
+    if (source !== last) source.own?.()
+    last = source
+  }
+  trace.ownedUpTo = trace.sources.length
+}
+
+/** The held spans, decoded (in arrival order). */
+function decodeHeld(held: HeldSpans): Span[] {
+  const spans = new Array<Span>(held.indexes.length)
+  for (let k = 0; k < spans.length; k++) spans[k] = held.sources[k]!.span(held.indexes[k]!)
+  return spans
+}
+
+interface OpenTrace<R> extends HeldSpans {
   traceId: string
-  spans: Span[]
-  /** Span ids, built only once the trace outgrows {@link SCAN_DUPLICATES_UP_TO} spans. */
-  spanIds: Set<string> | undefined
+  /** Span ids as a Set, built only once the trace outgrows {@link SCAN_DUPLICATES_UP_TO} spans. */
+  idSet: Set<string> | undefined
   bytes: number
   firstSeenMs: number
   lastSpanMs: number
@@ -99,6 +175,8 @@ interface OpenTrace<R> {
   partial: boolean
   /** True while the trace waits in the unsettled queue for its quiet period. */
   inUnsettled: boolean
+  /** Held spans whose batches were made to own their bytes (see {@link ownBytes}). */
+  ownedUpTo: number
 }
 
 interface ReleasedTrace {
@@ -107,7 +185,7 @@ interface ReleasedTrace {
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
   /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
-  spans?: Span[]
+  spans?: HeldSpans
   bytes: number
 }
 
@@ -180,38 +258,47 @@ export class TraceAssembler<R> {
    * its spans for the byte cap; without it each span's size is estimated.
    */
   add(spans: readonly Span[], ref: R, payloadBytes?: number): AddResult {
+    return this.addBatch(spanArrayBatch(spans), ref, payloadBytes)
+  }
+
+  /**
+   * Buffers the spans of one record given as a batch (a scanned protobuf record: its spans are
+   * decoded only when a trace of them is released with GenAI activity and its spans are read).
+   */
+  addBatch(batch: SpanBatch, ref: R, payloadBytes?: number): AddResult {
     const now = this.now()
-    const perSpanBytes = payloadBytes !== undefined && spans.length > 0 ? payloadBytes / spans.length : -1
+    const count = batch.length
+    const perSpanBytes = payloadBytes !== undefined && count > 0 ? payloadBytes / count : -1
     let traces = 0
     let late = 0
     // Late spans are gathered per trace first: a late agent span may reopen the trace.
-    let lateByTrace: Map<string, Span[]> | undefined
+    let lateByTrace: Map<string, number[]> | undefined
     // Spans of one trace come together in a record: look a trace up once per run of its spans.
     let lastTraceId: string | undefined
     let trace: OpenTrace<R> | undefined
-    for (let i = 0; i < spans.length; i++) {
-      const span = spans[i]!
-      if (span.traceId !== lastTraceId || trace === undefined) {
-        lastTraceId = span.traceId
-        trace = this.open.get(span.traceId)
+    for (let i = 0; i < count; i++) {
+      const traceId = batch.traceId(i)
+      if (traceId !== lastTraceId || trace === undefined) {
+        lastTraceId = traceId
+        trace = this.open.get(traceId)
       }
       if (trace === undefined) {
-        if (this.released.has(span.traceId)) {
+        if (this.released.has(traceId)) {
           late++
           lateByTrace ??= new Map()
-          const list = lateByTrace.get(span.traceId)
-          if (list === undefined) lateByTrace.set(span.traceId, [span])
-          else list.push(span)
+          const list = lateByTrace.get(traceId)
+          if (list === undefined) lateByTrace.set(traceId, [i])
+          else list.push(i)
           continue
         }
-        trace = this.openTrace(span.traceId, now)
+        trace = this.openTrace(traceId, now)
       }
-      if (this.append(trace, span, perSpanBytes, now, ref)) traces++
+      if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
     }
     if (lateByTrace !== undefined) {
       this.lateSpans += late
-      for (const [traceId, lateSpans] of lateByTrace) {
-        if (this.reopen(traceId, lateSpans, perSpanBytes, now, ref)) traces++
+      for (const [traceId, indexes] of lateByTrace) {
+        if (this.reopen(traceId, batch, indexes, perSpanBytes, now, ref)) traces++
       }
     }
     this.enforceCaps()
@@ -243,6 +330,12 @@ export class TraceAssembler<R> {
     for (const trace of this.open.values()) {
       if (now - trace.firstSeenMs < this.maxTraceAgeMs) break
       this.release(trace, 'age', now)
+    }
+    // A trace open past its quiet period may stay for minutes: let it keep only its records' bytes,
+    // not the consumer buffers (whole fetch responses) around them.
+    for (const trace of this.open.values()) {
+      if (now - trace.firstSeenMs < this.settleMs) break
+      ownBytes(trace)
     }
     this.forgetReleased(now)
     return this.ready.splice(0, this.ready.length)
@@ -318,8 +411,10 @@ export class TraceAssembler<R> {
   private openTrace(traceId: string, now: number): OpenTrace<R> {
     const trace: OpenTrace<R> = {
       traceId,
-      spans: [],
-      spanIds: undefined,
+      sources: [],
+      indexes: [],
+      spanIds: [],
+      idSet: undefined,
       bytes: 0,
       firstSeenMs: now,
       lastSpanMs: now,
@@ -331,13 +426,21 @@ export class TraceAssembler<R> {
       supersedes: false,
       partial: false,
       inUnsettled: false,
+      ownedUpTo: 0,
     }
     this.open.set(traceId, trace)
     return trace
   }
 
-  /** Adds a span to an open trace; true when this is the first span of `ref` in the trace. */
-  private append(trace: OpenTrace<R>, span: Span, perSpanBytes: number, now: number, ref: R): boolean {
+  /** Adds span `i` of `batch` to an open trace; true when this is the first span of `ref` in the trace. */
+  private append(
+    trace: OpenTrace<R>,
+    batch: SpanBatch,
+    i: number,
+    perSpanBytes: number,
+    now: number,
+    ref: R,
+  ): boolean {
     const firstOfRecord = trace.refs[trace.refs.length - 1] !== ref
     // A one-element literal holds one slot where a push on `[]` reserves 16: most traces have one
     // record and one agent span, and every buffered trace pays for these arrays.
@@ -345,25 +448,30 @@ export class TraceAssembler<R> {
       if (trace.refs.length === 0) trace.refs = [ref]
       else trace.refs.push(ref)
     }
-    if (this.hasSpan(trace, span.spanId)) {
+    const spanId = batch.spanId(i)
+    if (this.hasSpan(trace, spanId)) {
       this.duplicateSpans++
       return firstOfRecord
     }
-    trace.spans.push(span)
-    if (trace.spanIds !== undefined) trace.spanIds.add(span.spanId)
-    else if (trace.spans.length > SCAN_DUPLICATES_UP_TO)
-      trace.spanIds = new Set(trace.spans.map((s) => s.spanId))
-    const bytes = perSpanBytes >= 0 ? perSpanBytes : estimateSpanBytes(span)
+    trace.sources.push(batch)
+    trace.indexes.push(i)
+    trace.spanIds.push(spanId)
+    if (trace.idSet !== undefined) trace.idSet.add(spanId)
+    else if (trace.spanIds.length > SCAN_DUPLICATES_UP_TO) trace.idSet = new Set(trace.spanIds)
+    const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
     this.bufferedSpans++
-    if (span.parentSpanId === undefined || span.parentSpanId === '') trace.hasRoot = true
-    if (this.isAgentRunSpan(span)) {
-      if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [span.spanId]
-      else trace.agentSpanIds.push(span.spanId)
-      if (!isEnded(span)) trace.unendedAgents++
-      trace.hasGenAi = true
-    } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
+    if (batch.isRoot(i)) trace.hasRoot = true
+    const span = batch.candidate(i)
+    if (span !== undefined) {
+      if (this.isAgentRunSpan(span)) {
+        if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [spanId]
+        else trace.agentSpanIds.push(spanId)
+        if (!isEnded(span)) trace.unendedAgents++
+        trace.hasGenAi = true
+      } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
+    }
     // Queue the trace again at its new last arrival (its earlier entry turns stale); traces touched
     // at the same instant keep their entry.
     if (!trace.inUnsettled || trace.lastSpanMs !== now) {
@@ -376,32 +484,46 @@ export class TraceAssembler<R> {
   }
 
   /**
-   * Late spans of a released trace. They reopen it when re-scoring is configured (with the kept
-   * spans, superseding) or when they carry an agent run not scored yet; otherwise they are only
-   * counted. Returns true when the record now holds the reopened trace.
+   * Late spans (`indexes` of `batch`) of a released trace. They reopen it when re-scoring is
+   * configured (with the kept spans, superseding) or when they carry an agent run not scored yet;
+   * otherwise they are only counted. Returns true when the record now holds the reopened trace.
    */
-  private reopen(traceId: string, spans: Span[], perSpanBytes: number, now: number, ref: R): boolean {
+  private reopen(
+    traceId: string,
+    batch: SpanBatch,
+    indexes: number[],
+    perSpanBytes: number,
+    now: number,
+    ref: R,
+  ): boolean {
     const released = this.released.get(traceId)!
-    const newAgent = spans.some((s) => this.isAgentRunSpan(s) && !released.agentSpanIds.includes(s.spanId))
+    const newAgent = indexes.some((i) => {
+      const span = batch.candidate(i)
+      return span !== undefined && this.isAgentRunSpan(span) && !released.agentSpanIds.includes(span.spanId)
+    })
     if (!this.rescoreLateSpans && !newAgent) return false
     this.dropReleased(traceId, released)
     const trace = this.openTrace(traceId, now)
     trace.supersedes = this.rescoreLateSpans
     if (!this.rescoreLateSpans) trace.scoredAgentSpanIds = released.agentSpanIds
     trace.partial = released.spans === undefined
-    for (const span of released.spans ?? []) this.append(trace, span, -1, now, ref)
+    const kept = released.spans
+    if (kept !== undefined) {
+      const spans = spanArrayBatch(decodeHeld(kept))
+      for (let k = 0; k < spans.length; k++) this.append(trace, spans, k, -1, now, ref)
+    }
     released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
     trace.refs = []
-    for (const span of spans) this.append(trace, span, perSpanBytes, now, ref)
+    for (const i of indexes) this.append(trace, batch, i, perSpanBytes, now, ref)
     this.rereleased++
     return true
   }
 
   /** True when the trace already holds a span with this id. */
   private hasSpan(trace: OpenTrace<R>, spanId: string): boolean {
-    if (trace.spanIds !== undefined) return trace.spanIds.has(spanId)
-    const spans = trace.spans
-    for (let i = 0; i < spans.length; i++) if (spans[i]!.spanId === spanId) return true
+    if (trace.idSet !== undefined) return trace.idSet.has(spanId)
+    const ids = trace.spanIds
+    for (let i = 0; i < ids.length; i++) if (ids[i] === spanId) return true
     return false
   }
 
@@ -415,17 +537,8 @@ export class TraceAssembler<R> {
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
       scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))
-    this.ready.push({
-      traceId: trace.traceId,
-      spans: trace.spans,
-      agentSpanIds,
-      hasGenAi: trace.hasGenAi,
-      ...(scored === undefined ? {} : { scoredAgentSpanIds: scored }),
-      incomplete: trace.partial || (reason !== 'settled' && !this.looksComplete(trace)),
-      reason,
-      supersedes: trace.supersedes,
-      recordRefs: trace.refs,
-    })
+    const incomplete = trace.partial || (reason !== 'settled' && !this.looksComplete(trace))
+    this.ready.push(new ReleasedTraceView(trace, agentSpanIds, scored, incomplete, reason))
     this.releasedCount++
     const remembered: ReleasedTrace = {
       traceId: trace.traceId,
@@ -435,9 +548,10 @@ export class TraceAssembler<R> {
     }
     // Spans are kept for a later re-score, except when the cap is what released the trace.
     if (this.rescoreLateSpans && reason !== 'cap') {
-      remembered.spans = trace.spans
+      ownBytes(trace)
+      remembered.spans = { sources: trace.sources, indexes: trace.indexes, spanIds: trace.spanIds }
       remembered.bytes = trace.bytes
-      this.retainedSpans += trace.spans.length
+      this.retainedSpans += trace.indexes.length
       this.retainedBytes += trace.bytes
     }
     this.released.set(trace.traceId, remembered)
@@ -448,14 +562,14 @@ export class TraceAssembler<R> {
   private remove(trace: OpenTrace<R>): void {
     this.open.delete(trace.traceId)
     trace.inUnsettled = false // its queue entries turn stale
-    this.bufferedSpans -= trace.spans.length
+    this.bufferedSpans -= trace.indexes.length
     this.bufferedBytes -= trace.bytes
   }
 
   private dropReleased(traceId: string, released: ReleasedTrace): void {
     this.released.delete(traceId)
     if (released.spans !== undefined) {
-      this.retainedSpans -= released.spans.length
+      this.retainedSpans -= released.spans.indexes.length
       this.retainedBytes -= released.bytes
     }
   }
@@ -493,7 +607,7 @@ export class TraceAssembler<R> {
         if (!over()) return
         const released = this.releasedOrder[i]
         if (released === undefined || released.spans === undefined) continue
-        this.retainedSpans -= released.spans.length
+        this.retainedSpans -= released.spans.indexes.length
         this.retainedBytes -= released.bytes
         released.spans = undefined
         released.bytes = 0

@@ -10,15 +10,15 @@ import type { OtlpSpanVisitor } from './span-visitor.ts'
 
 // Tags are (field number << 3) | wire type, as in opentelemetry/proto/**/v1/*.proto.
 // ExportTraceServiceRequest / TracesData
-const REQUEST_RESOURCE_SPANS = 0x0a // 1 resource_spans: ResourceSpans
+export const REQUEST_RESOURCE_SPANS = 0x0a // 1 resource_spans: ResourceSpans
 // ResourceSpans
 const RS_RESOURCE = 0x0a // 1 resource: Resource
-const RS_SCOPE_SPANS = 0x12 // 2 scope_spans: ScopeSpans
+export const RS_SCOPE_SPANS = 0x12 // 2 scope_spans: ScopeSpans
 // Resource
 const RESOURCE_ATTRIBUTES = 0x0a // 1 attributes: KeyValue
 // ScopeSpans
 const SS_SCOPE = 0x0a // 1 scope: InstrumentationScope
-const SS_SPANS = 0x12 // 2 spans: Span
+export const SS_SPANS = 0x12 // 2 spans: Span
 // InstrumentationScope
 const SCOPE_NAME = 0x0a // 1 name
 const SCOPE_VERSION = 0x12 // 2 version
@@ -49,7 +49,7 @@ export function visitOtlpProtoSpans(payload: Uint8Array, visit: OtlpSpanVisitor)
   }
 }
 
-function notOtlpText(payload: Uint8Array, cause: OtlpDecodeError): OtlpDecodeError {
+export function notOtlpText(payload: Uint8Array, cause: OtlpDecodeError): OtlpDecodeError {
   const marks = leadingByteOrderMarks(payload)
   const message =
     marks > 1
@@ -70,8 +70,20 @@ export function decodeOtlpProto(payload: Uint8Array): Span[] {
 }
 
 function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisitor): void {
+  const resource = findResource(r, end)
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === RS_SCOPE_SPANS) readScopeSpans(r, r.lengthEnd(end), resource, visit)
+    else r.skip(tag, end)
+  }
+}
+
+/**
+ * The resource of the `ResourceSpans` at `r.pos..end`, wherever it is on the wire (it may come
+ * after the spans), repeated fields merged; `r.pos` is left where it was.
+ */
+export function findResource(r: ProtobufReader, end: number): Attributes {
   const start = r.pos
-  // The resource may come after the spans on the wire: find it first.
   let resource: Attributes | undefined
   let merged = false
   while (r.pos < end) {
@@ -91,13 +103,8 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
       }
     } else r.skip(tag, end)
   }
-  resource ??= {}
   r.pos = start
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === RS_SCOPE_SPANS) readScopeSpans(r, r.lengthEnd(end), resource, visit)
-    else r.skip(tag, end)
-  }
+  return resource ?? {}
 }
 
 /**
@@ -128,15 +135,7 @@ function readResource(r: ProtobufReader, end: number, attributes: Attributes): A
 }
 
 function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, visit: OtlpSpanVisitor): void {
-  const start = r.pos
-  let scope: InstrumentationScope | undefined
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end), scope)
-    else r.skip(tag, end)
-  }
-  scope ??= { name: '' }
-  r.pos = start
+  const scope = findScope(r, end)
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === SS_SPANS) {
@@ -145,6 +144,19 @@ function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, vi
       visit(readSpan(r, spanEnd, resource, scope), size)
     } else r.skip(tag, end)
   }
+}
+
+/** The scope of the `ScopeSpans` at `r.pos..end`, repeated fields merged; `r.pos` is left where it was. */
+export function findScope(r: ProtobufReader, end: number): InstrumentationScope {
+  const start = r.pos
+  let scope: InstrumentationScope | undefined
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end), scope)
+    else r.skip(tag, end)
+  }
+  r.pos = start
+  return scope ?? { name: '' }
 }
 
 /** Reads an `InstrumentationScope`, merged into `previous` when the field repeats. */

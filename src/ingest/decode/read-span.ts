@@ -13,35 +13,35 @@ import { attachLazyAttributes, LazyAttributes, ownedBytes } from './lazy-attribu
 import { addRole, checkKeyValue, readKeyValue } from './proto-values.ts'
 import type { ProtobufReader } from './protobuf-reader.ts'
 
-const TRACE_ID_BYTES = 16
-const SPAN_ID_BYTES = 8
+export const TRACE_ID_BYTES = 16
+export const SPAN_ID_BYTES = 8
 
 // Tags are (field number << 3) | wire type, as in opentelemetry/proto/trace/v1/trace.proto.
 // Span
-const SPAN_TRACE_ID = 0x0a // 1 trace_id: bytes
-const SPAN_SPAN_ID = 0x12 // 2 span_id: bytes
-const SPAN_TRACE_STATE = 0x1a // 3 trace_state: string
-const SPAN_PARENT_SPAN_ID = 0x22 // 4 parent_span_id: bytes
-const SPAN_NAME = 0x2a // 5 name: string
-const SPAN_KIND = 0x30 // 6 kind: enum
-const SPAN_START = 0x39 // 7 start_time_unix_nano: fixed64
-const SPAN_END = 0x41 // 8 end_time_unix_nano: fixed64
-const SPAN_ATTRIBUTES = 0x4a // 9 attributes: KeyValue
-const SPAN_EVENTS = 0x5a // 11 events: Event
-const SPAN_LINKS = 0x6a // 13 links: Link
-const SPAN_STATUS = 0x7a // 15 status: Status
+export const SPAN_TRACE_ID = 0x0a // 1 trace_id: bytes
+export const SPAN_SPAN_ID = 0x12 // 2 span_id: bytes
+export const SPAN_TRACE_STATE = 0x1a // 3 trace_state: string
+export const SPAN_PARENT_SPAN_ID = 0x22 // 4 parent_span_id: bytes
+export const SPAN_NAME = 0x2a // 5 name: string
+export const SPAN_KIND = 0x30 // 6 kind: enum
+export const SPAN_START = 0x39 // 7 start_time_unix_nano: fixed64
+export const SPAN_END = 0x41 // 8 end_time_unix_nano: fixed64
+export const SPAN_ATTRIBUTES = 0x4a // 9 attributes: KeyValue
+export const SPAN_EVENTS = 0x5a // 11 events: Event
+export const SPAN_LINKS = 0x6a // 13 links: Link
+export const SPAN_STATUS = 0x7a // 15 status: Status
 // Span.Event
-const EVENT_TIME = 0x09 // 1 time_unix_nano: fixed64
-const EVENT_NAME = 0x12 // 2 name
-const EVENT_ATTRIBUTES = 0x1a // 3 attributes
+export const EVENT_TIME = 0x09 // 1 time_unix_nano: fixed64
+export const EVENT_NAME = 0x12 // 2 name
+export const EVENT_ATTRIBUTES = 0x1a // 3 attributes
 // Span.Link
-const LINK_TRACE_ID = 0x0a // 1 trace_id
-const LINK_SPAN_ID = 0x12 // 2 span_id
-const LINK_TRACE_STATE = 0x1a // 3 trace_state
-const LINK_ATTRIBUTES = 0x22 // 4 attributes
+export const LINK_TRACE_ID = 0x0a // 1 trace_id
+export const LINK_SPAN_ID = 0x12 // 2 span_id
+export const LINK_TRACE_STATE = 0x1a // 3 trace_state
+export const LINK_ATTRIBUTES = 0x22 // 4 attributes
 // Status
-const STATUS_MESSAGE = 0x12 // 2 message
-const STATUS_CODE = 0x18 // 3 code: enum
+export const STATUS_MESSAGE = 0x12 // 2 message
+export const STATUS_CODE = 0x18 // 3 code: enum
 
 /** Shared by every span without events or links: nothing may add to them. */
 const NO_EVENTS: SpanEvent[] = Object.freeze([]) as unknown as SpanEvent[]
@@ -65,12 +65,16 @@ export const LAZY_SPAN_BYTES = 1024
  * attributes of the span, its events and links are checked now (malformed input throws here) and
  * kept as one copy of their bytes, decoded on first read, but for the role keys
  * (`role-attributes.ts`), decoded now for `isAgentRunSpan`; a smaller span is decoded at once.
+ * `inPlace`: `r.buf` does not change while the span lives (`ScannedSpans`): the views of a large
+ * span read those bytes in place instead of a copy. (Small spans are still decoded at once: a
+ * view per small span costs transform more, through the proxy, than decoding it now.)
  */
 export function readSpan(
   r: ProtobufReader,
   end: number,
   resource: Attributes,
   scope: InstrumentationScope,
+  inPlace = false,
 ): Span {
   const start = r.pos
   const lazy = end - start >= LAZY_SPAN_BYTES
@@ -161,7 +165,7 @@ export function readSpan(
     resource,
     scope,
   }
-  if (kept !== undefined) keepAll(r, span, kept)
+  if (kept !== undefined) keepAll(r, span, kept, inPlace)
   return span
 }
 
@@ -215,14 +219,18 @@ function waitToKeep(
   return k
 }
 
-/** Copies the kept bytes once and gives the span, its events and links lazy views over them. */
-function keepAll(r: ProtobufReader, span: Span, kept: Kept): void {
-  const src = ownedBytes(r, kept.from, kept.to)
+/**
+ * Copies the kept bytes once (or, `inPlace`, reads them where they are) and gives the span, its
+ * events and links lazy views over them.
+ */
+function keepAll(r: ProtobufReader, span: Span, kept: Kept, inPlace: boolean): void {
+  const src = inPlace ? r.buf : ownedBytes(r, kept.from, kept.to)
+  const base = inPlace ? 0 : kept.from
   if (kept.attributeBytes > 0) {
     const own = new LazyAttributes(
       src,
-      0,
-      kept.to - kept.from,
+      kept.from - base,
+      kept.to - base,
       SPAN_ATTRIBUTES,
       kept.roles,
       kept.attributeBytes,
@@ -232,14 +240,14 @@ function keepAll(r: ProtobufReader, span: Span, kept: Kept): void {
   const nested = kept.nested
   if (nested === undefined) return
   for (let i = 0; i < nested.length; i += 4) {
-    const start = (nested[i + 1] as number) - kept.from
-    const end = (nested[i + 2] as number) - kept.from
+    const start = (nested[i + 1] as number) - base
+    const end = (nested[i + 2] as number) - base
     const state = new LazyAttributes(src, start, end, nested[i + 3] as number, undefined, end - start)
     attachLazyAttributes(nested[i] as SpanEvent | SpanLink, state)
   }
 }
 
-function readId(r: ProtobufReader, end: number, bytes: number, what: string): string {
+export function readId(r: ProtobufReader, end: number, bytes: number, what: string): string {
   const idEnd = r.lengthEnd(end)
   if (idEnd - r.pos !== bytes) {
     throw r.error('invalid_id', `${what} has ${idEnd - r.pos} bytes, expected ${bytes}`, r.pos)

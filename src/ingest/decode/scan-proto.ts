@@ -1,0 +1,312 @@
+import type { Attributes, InstrumentationScope, Span } from '../../model/span.ts'
+import { findResource, findScope, REQUEST_RESOURCE_SPANS, RS_SCOPE_SPANS, SS_SPANS } from './decode-proto.ts'
+import { checkKeyValue } from './proto-values.ts'
+import { ProtobufReader } from './protobuf-reader.ts'
+import {
+  EVENT_ATTRIBUTES,
+  EVENT_NAME,
+  EVENT_TIME,
+  LINK_ATTRIBUTES,
+  LINK_SPAN_ID,
+  LINK_TRACE_ID,
+  LINK_TRACE_STATE,
+  readId,
+  readSpan,
+  SPAN_ATTRIBUTES,
+  SPAN_END,
+  SPAN_EVENTS,
+  SPAN_ID_BYTES,
+  SPAN_KIND,
+  SPAN_LINKS,
+  SPAN_NAME,
+  SPAN_PARENT_SPAN_ID,
+  SPAN_SPAN_ID,
+  SPAN_START,
+  SPAN_STATUS,
+  SPAN_TRACE_ID,
+  SPAN_TRACE_STATE,
+  STATUS_CODE,
+  STATUS_MESSAGE,
+  TRACE_ID_BYTES,
+} from './read-span.ts'
+
+const ROOT = 1
+const CANDIDATE = 2
+/** Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group. */
+const STRIDE = 4
+
+const encoder = new TextEncoder()
+/** Span names of the Vercel AI SDK (`ai.generateText`...), whose role may come from the name alone. */
+const AI_NAME = encoder.encode('ai.')
+/** Events of the older GenAI conventions (`gen_ai.user.message`, `gen_ai.choice`), which make a model span. */
+const GEN_AI_EVENT = encoder.encode('gen_ai.')
+
+/**
+ * The spans of one protobuf record, scanned but not decoded: per span its trace and span ids,
+ * whether it is a root and whether it may matter to agent runs (a candidate), over the record's
+ * bytes, from which any span is decoded on demand, exactly as `decodeOtlpTraces` decodes it.
+ * Spans of HTTP or database traces are never decoded when nobody asks for them.
+ *
+ * The bytes are the consumer's (not copied: a copy per record costs more than the scan, mostly in
+ * garbage collection of the copies), so they must not change while the spans are held; a Kafka
+ * client's record values are slices of its fetch response, which it never writes again, and which
+ * they keep alive: {@link own} copies them out once the record is held for long.
+ */
+export class ScannedSpans {
+  /** The record's bytes: the payload given to {@link scanOtlpProto}, or a copy once {@link own}ed. */
+  bytes: Uint8Array
+  private owned = false
+  length = 0
+  private readonly traceIds: string[] = []
+  private readonly spanIds: string[] = []
+  private readonly info: number[] = []
+  private readonly resources: Attributes[] = []
+  private readonly scopes: InstrumentationScope[] = []
+  private reader: ProtobufReader | undefined
+  /** Candidates decoded so far, by index: {@link span} hands out the same object. */
+  private decoded: (Span | undefined)[] | undefined
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes
+  }
+
+  traceId(i: number): string {
+    return this.traceIds[i]!
+  }
+
+  spanId(i: number): string {
+    return this.spanIds[i]!
+  }
+
+  /** True when the span has no parent (or an all-zero parent id). */
+  isRoot(i: number): boolean {
+    return (this.info[i * STRIDE + 2]! & ROOT) !== 0
+  }
+
+  /**
+   * Span `i` decoded (see {@link span}) when it may be an agent, model or tool span in some
+   * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event or a name
+   * starting with `ai.`. Undefined for any other span, which no convention's role reads as GenAI.
+   */
+  candidate(i: number): Span | undefined {
+    if ((this.info[i * STRIDE + 2]! & CANDIDATE) === 0) return undefined
+    const span = this.span(i)
+    this.decoded ??= []
+    this.decoded[i] = span
+    return span
+  }
+
+  /**
+   * Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read
+   * {@link bytes} in place. A new object on every call, but for a candidate, whose object is kept
+   * until {@link own}.
+   */
+  span(i: number): Span {
+    const known = this.decoded?.[i]
+    if (known !== undefined) return known
+    this.reader ??= new ProtobufReader(this.bytes)
+    const r = this.reader
+    const at = i * STRIDE
+    const group = this.info[at + 3]!
+    r.pos = this.info[at]!
+    return readSpan(r, this.info[at + 1]!, this.resources[group]!, this.scopes[group]!, true)
+  }
+
+  /**
+   * Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only
+   * them; spans decoded before keep reading the old bytes, so the kept candidates are dropped.
+   */
+  own(): void {
+    if (this.owned) return
+    this.bytes = Uint8Array.prototype.slice.call(this.bytes)
+    this.reader = undefined
+    this.decoded = undefined
+    this.owned = true
+  }
+
+  /** The size of span `i`'s encoded `Span` message. */
+  encodedBytes(i: number): number {
+    return this.info[i * STRIDE + 1]! - this.info[i * STRIDE]!
+  }
+
+  /** @internal */
+  addGroup(resource: Attributes, scope: InstrumentationScope): number {
+    this.resources.push(resource)
+    this.scopes.push(scope)
+    return this.resources.length - 1
+  }
+
+  /** @internal */
+  add(traceId: string, spanId: string, start: number, end: number, flags: number, group: number): void {
+    this.traceIds.push(traceId)
+    this.spanIds.push(spanId)
+    this.info.push(start, end, flags, group)
+    this.length++
+  }
+}
+
+/**
+ * Scans a protobuf `ExportTraceServiceRequest`: checks all of it as `decodeOtlpTraces` would
+ * (what it rejects, this rejects, with an {@link OtlpDecodeError}), reads each span's ids and
+ * role markers and decodes nothing else but resources and scopes. The error messages may be less
+ * precise than the decoder's: decode a rejected payload to report it.
+ */
+export function scanOtlpProto(payload: Uint8Array): ScannedSpans {
+  const r = new ProtobufReader(payload)
+  const out = new ScannedSpans(payload)
+  const limit = payload.length
+  while (r.pos < limit) {
+    const tag = r.tag(limit)
+    if (tag === REQUEST_RESOURCE_SPANS) scanResourceSpans(r, r.lengthEnd(limit), out)
+    else r.skip(tag, limit)
+  }
+  return out
+}
+
+function scanResourceSpans(r: ProtobufReader, end: number, out: ScannedSpans): void {
+  const resource = findResource(r, end)
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === RS_SCOPE_SPANS) scanScopeSpans(r, r.lengthEnd(end), resource, out)
+    else r.skip(tag, end)
+  }
+}
+
+function scanScopeSpans(r: ProtobufReader, end: number, resource: Attributes, out: ScannedSpans): void {
+  const group = out.addGroup(resource, findScope(r, end))
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group, out)
+    else r.skip(tag, end)
+  }
+}
+
+/** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks. */
+function scanSpan(r: ProtobufReader, end: number, group: number, out: ScannedSpans): void {
+  const start = r.pos
+  let traceId = ''
+  let spanId = ''
+  let root = true
+  let aiName = false
+  let candidate = false
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    switch (tag) {
+      case SPAN_TRACE_ID:
+        traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
+        break
+      case SPAN_SPAN_ID:
+        spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
+        break
+      case SPAN_PARENT_SPAN_ID:
+        root = isRootParent(r, end)
+        break
+      case SPAN_NAME: {
+        const nameEnd = r.lengthEnd(end)
+        aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
+        r.skipString(nameEnd)
+        break
+      }
+      case SPAN_TRACE_STATE:
+        r.skipString(r.lengthEnd(end))
+        break
+      case SPAN_KIND:
+        r.int32(end)
+        break
+      case SPAN_START:
+      case SPAN_END:
+        r.fixed64(end)
+        break
+      case SPAN_ATTRIBUTES:
+        if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
+        break
+      case SPAN_EVENTS:
+        if (scanEvent(r, r.lengthEnd(end))) candidate = true
+        break
+      case SPAN_LINKS:
+        scanLink(r, r.lengthEnd(end))
+        break
+      case SPAN_STATUS:
+        scanStatus(r, r.lengthEnd(end))
+        break
+      default:
+        r.skip(tag, end)
+    }
+  }
+  if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
+  if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
+  const flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
+  out.add(traceId, spanId, start, end, flags, group)
+}
+
+/** Checks a parent span id (0 or 8 bytes) and tells whether it marks a root (empty or all zeros). */
+function isRootParent(r: ProtobufReader, end: number): boolean {
+  const idEnd = r.lengthEnd(end)
+  const start = r.pos
+  if (idEnd === start) return true
+  if (idEnd - start !== SPAN_ID_BYTES) {
+    throw r.error('invalid_id', `parent_span_id has ${idEnd - start} bytes, expected 8 or 0`, start)
+  }
+  r.pos = idEnd
+  const buf = r.buf
+  for (let i = start; i < idEnd; i++) if (buf[i] !== 0) return false
+  return true
+}
+
+/** Checks a `Span.Event`; true when its name starts with `gen_ai.`. */
+function scanEvent(r: ProtobufReader, end: number): boolean {
+  let genAi = false
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === EVENT_TIME) r.fixed64(end)
+    else if (tag === EVENT_NAME) {
+      const nameEnd = r.lengthEnd(end)
+      genAi = startsWith(r.buf, r.pos, nameEnd, GEN_AI_EVENT)
+      r.skipString(nameEnd)
+    } else if (tag === EVENT_ATTRIBUTES) checkKeyValue(r, r.lengthEnd(end))
+    else r.skip(tag, end)
+  }
+  return genAi
+}
+
+/** Checks a `Span.Link`: both ids present and of the right length. */
+function scanLink(r: ProtobufReader, end: number): void {
+  const start = r.pos
+  let ids = 0
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === LINK_TRACE_ID) {
+      checkId(r, end, TRACE_ID_BYTES, 'link trace_id')
+      ids |= 1
+    } else if (tag === LINK_SPAN_ID) {
+      checkId(r, end, SPAN_ID_BYTES, 'link span_id')
+      ids |= 2
+    } else if (tag === LINK_TRACE_STATE) r.skipString(r.lengthEnd(end))
+    else if (tag === LINK_ATTRIBUTES) checkKeyValue(r, r.lengthEnd(end))
+    else r.skip(tag, end)
+  }
+  if (ids !== 3) throw r.error('invalid_id', 'link without trace_id or span_id', start)
+}
+
+function checkId(r: ProtobufReader, end: number, bytes: number, what: string): void {
+  const idEnd = r.lengthEnd(end)
+  if (idEnd - r.pos !== bytes) {
+    throw r.error('invalid_id', `${what} has ${idEnd - r.pos} bytes, expected ${bytes}`, r.pos)
+  }
+  r.pos = idEnd
+}
+
+function scanStatus(r: ProtobufReader, end: number): void {
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === STATUS_CODE) r.int32(end)
+    else if (tag === STATUS_MESSAGE) r.skipString(r.lengthEnd(end))
+    else r.skip(tag, end)
+  }
+}
+
+function startsWith(buf: Uint8Array, start: number, end: number, prefix: Uint8Array): boolean {
+  if (end - start < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) if (buf[start + i] !== prefix[i]) return false
+  return true
+}

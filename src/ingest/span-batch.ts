@@ -1,0 +1,42 @@
+import type { Span } from '../model/index.ts'
+import { estimateSpanBytes } from './estimate-span-bytes.ts'
+
+/**
+ * The spans of one record as the trace assembler takes them: already decoded (OTLP/JSON, tests),
+ * or scanned protobuf (`scanOtlpProto`) whose spans are decoded only when asked for.
+ */
+export interface SpanBatch {
+  readonly length: number
+  traceId(i: number): string
+  spanId(i: number): string
+  /** True when span `i` has no parent. */
+  isRoot(i: number): boolean
+  /**
+   * Span `i` when it may be an agent or GenAI span, for the assembler's predicates (which keeps it
+   * rather than asking {@link span} again); undefined when it cannot be one (the predicates are
+   * then not asked).
+   */
+  candidate(i: number): Span | undefined
+  /** Span `i`, decoded. */
+  span(i: number): Span
+  /** The size of span `i` for the byte cap when the record's size is unknown. */
+  encodedBytes(i: number): number
+  /** Makes the batch hold only its own bytes (not the consumer's buffer around them): it is held long. */
+  own?(): void
+}
+
+/** Decoded spans as a batch: every span is a candidate for the predicates. */
+export function spanArrayBatch(spans: readonly Span[]): SpanBatch {
+  return {
+    length: spans.length,
+    traceId: (i) => spans[i]!.traceId,
+    spanId: (i) => spans[i]!.spanId,
+    isRoot: (i) => {
+      const parent = spans[i]!.parentSpanId
+      return parent === undefined || parent === ''
+    },
+    candidate: (i) => spans[i],
+    span: (i) => spans[i]!,
+    encodedBytes: (i) => estimateSpanBytes(spans[i]!),
+  }
+}
