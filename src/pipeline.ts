@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs'
+import { type Kafka, Partitioners } from 'kafkajs'
 import type { TracescoreConfig } from './config/index.ts'
 import { createKafkaClient } from './ingest/kafka-client.ts'
 import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
@@ -67,7 +67,11 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const metrics = deps.metrics ?? createMetrics()
   // One client per process: the consumers, the producer and the admin all come from it.
   const kafka = deps.kafka ?? createKafkaClient(config.kafka, logger)
-  const producer = kafka.producer({ allowAutoTopicCreation: true })
+  // The default partitioner, chosen explicitly: kafkajs warns about its v2 change otherwise.
+  const producer = kafka.producer({
+    allowAutoTopicCreation: true,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  })
   const admin = kafka.admin()
   const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks)
   const { decisionsTopic } = config.kafka
