@@ -12,37 +12,32 @@ export function parentRuns(
   runs: readonly Span[],
   runOf: ReadonlyMap<string, Span>,
 ): Map<string, Span> {
-  // The nearest run at or above a span; null when the chain reaches a root, a missing span or a cycle.
-  const runAtOrAbove = new Map<string, Span | null>()
-  const resolve = (startId: string | undefined): Span | null => {
-    const path: string[] = []
-    const onPath = new Set<string>()
-    let id = startId
+  // The nearest run at or above a span; null when the chain reaches a root or a missing span.
+  const runAtOrAbove = new Map<Span, Span | null>()
+  const resolve = (start: Span | undefined): Span | null => {
+    const path: Span[] = []
+    let span = start
     let found: Span | null = null
-    while (id) {
-      const known = runAtOrAbove.get(id)
+    while (span) {
+      const known = runAtOrAbove.get(span)
       if (known !== undefined) {
         found = known
         break
       }
-      const span = tree.byId.get(id)
-      if (!span || onPath.has(id)) break
-      const owner = runOf.get(id)
+      const owner = runOf.get(span.spanId)
       if (owner) {
         found = owner
         break
       }
-      path.push(id)
-      onPath.add(id)
-      id = span.parentSpanId
+      path.push(span)
+      span = tree.parentOf(span)
     }
     for (const visited of path) runAtOrAbove.set(visited, found)
     return found
   }
   const parents = new Map<string, Span>()
   for (const run of runs) {
-    const parent = resolve(run.parentSpanId)
-    // A parent chain that loops back to the run itself names no parent.
+    const parent = resolve(tree.parentOf(run))
     if (parent && parent !== run) parents.set(run.spanId, parent)
   }
   return parents

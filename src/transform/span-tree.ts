@@ -5,10 +5,12 @@ export interface SpanTree {
   byId: Map<string, Span>
   /** Children of a span, in the order they arrived. */
   children(spanId: string): Span[]
-  /** Spans without a parent id. */
+  /** Spans without a parent id, and the span where a parent cycle was cut (see `buildSpanTree`). */
   roots: Span[]
   /** Spans whose parent id names a span that is not in the trace. */
   orphans: Span[]
+  /** The parent of a span in this tree: none for roots and orphans. */
+  parentOf(span: Span): Span | undefined
 }
 
 /**
@@ -50,7 +52,9 @@ export function byStart(a: Span, b: Span): number {
 
 /**
  * Builds the tree of one trace's spans. A span id seen twice (a replayed export) keeps the copy
- * that ended last.
+ * that ended last. Parent ids that loop (A's parent is B, B's parent is A: corrupt or hostile
+ * data) would leave the spans of the loop unreachable from any root, so each loop is cut at one of
+ * its spans, which becomes a root.
  */
 export function buildSpanTree(spans: readonly Span[]): SpanTree {
   const byId = new Map<string, Span>()
@@ -71,7 +75,54 @@ export function buildSpanTree(spans: readonly Span[]): SpanTree {
       else childrenOf.set(parentId, [span])
     }
   }
-  return { byId, children: (spanId) => childrenOf.get(spanId) ?? [], roots, orphans }
+  const children = (spanId: string): Span[] => childrenOf.get(spanId) ?? []
+  const cut = cutCycles(byId, [...roots, ...orphans], children)
+  for (const span of cut) {
+    const siblings = childrenOf.get(span.parentSpanId!)!
+    siblings.splice(siblings.indexOf(span), 1)
+    roots.push(span)
+  }
+  const parentOf = (span: Span): Span | undefined =>
+    span.parentSpanId === undefined || cut.has(span) ? undefined : byId.get(span.parentSpanId)
+  return { byId, children, roots, orphans, parentOf }
+}
+
+/**
+ * The spans at which to cut parent cycles: spans not reachable from `starts` hang, through their
+ * ancestors, from a cycle. Walking up from one such span reaches a span seen twice, which is on
+ * the loop; cutting there makes the whole loop and all that hangs from it reachable. Each span is
+ * walked over a bounded number of times, so this stays linear.
+ */
+function cutCycles(
+  byId: ReadonlyMap<string, Span>,
+  starts: readonly Span[],
+  children: (spanId: string) => Span[],
+): Set<Span> {
+  const reached = new Set<Span>()
+  const reach = (from: Span) => {
+    const stack = [from]
+    while (stack.length > 0) {
+      const span = stack.pop()!
+      if (reached.has(span)) continue
+      reached.add(span)
+      for (const child of children(span.spanId)) stack.push(child)
+    }
+  }
+  for (const start of starts) reach(start)
+  const cut = new Set<Span>()
+  if (reached.size === byId.size) return cut
+  for (const span of byId.values()) {
+    if (reached.has(span)) continue
+    const path = new Set<Span>()
+    let at = span
+    while (!path.has(at)) {
+      path.add(at)
+      at = byId.get(at.parentSpanId!)!
+    }
+    cut.add(at)
+    reach(at)
+  }
+  return cut
 }
 
 /**
