@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs'
+import { gunzipSync, zstdDecompressSync } from 'node:zlib'
 import type { TracescoreConfig } from '../config/index.ts'
 import {
   decodeOtlpJsonLines,
@@ -25,6 +26,11 @@ class InputTooLargeError extends Error {
   }
 }
 
+/** A gzip or zstd file (or message) whose decompression fails. */
+class UndecompressableError extends Error {
+  override readonly name = 'UndecompressableError'
+}
+
 const formatMib = (bytes: number) => String(Math.round((bytes / 2 ** 20) * 100) / 100)
 
 /** Reads a file (or any readable path: a pipe, a device) but never more than `maxBytes`. */
@@ -44,8 +50,63 @@ async function readBounded(file: string, maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks, total)
 }
 
-/** Decodes one OTLP file: a protobuf or JSON export request, or the Collector file exporter's JSON lines. */
-function decodeOtlpFile(bytes: Uint8Array): Span[] {
+/**
+ * Bytes decompressed when they are gzip or zstd (the Collector's file exporter writes zstd with
+ * `compression: zstd`; gzip is how such files are often shipped), else as they are.
+ * Decompression stops at `maxBytes`: a small bomb must not fill the memory.
+ */
+function decompressed(bytes: Buffer, maxBytes: number): Buffer {
+  const magic = bytes.subarray(0, 4).toString('hex')
+  const inflate = magic.startsWith('1f8b')
+    ? gunzipSync
+    : magic === '28b52ffd'
+      ? zstdDecompressSync
+      : undefined
+  if (!inflate) return bytes
+  try {
+    return inflate(bytes, { maxOutputLength: maxBytes })
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new InputTooLargeError(maxBytes)
+    const format = inflate === gunzipSync ? 'gzip' : 'zstd'
+    throw new UndecompressableError(`a ${format} file that does not decompress: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * The messages of a file the Collector's file exporter wrote with `format: proto` or with
+ * `compression` (each message preceded by its length as a big-endian uint32), or undefined when
+ * the bytes are not such a sequence. A protobuf request starts with 0x0a, JSON with `{`, gzip
+ * and zstd with their magic: read as a length, each is larger than any file this reads.
+ */
+function lengthPrefixedMessages(bytes: Buffer): Buffer[] | undefined {
+  const messages: Buffer[] = []
+  let at = 0
+  while (at + 4 <= bytes.length) {
+    const end = at + 4 + bytes.readUInt32BE(at)
+    if (end > bytes.length) return undefined
+    messages.push(bytes.subarray(at + 4, end))
+    at = end
+  }
+  return at === bytes.length && messages.length > 0 ? messages : undefined
+}
+
+/**
+ * Decodes one OTLP file: a protobuf or JSON export request, the Collector file exporter's JSON
+ * lines, or its length-prefixed messages (each may be zstd-compressed); a gzip or zstd file is
+ * decompressed first.
+ */
+function decodeOtlpFile(file: Buffer, maxBytes: number): Span[] {
+  const bytes = decompressed(file, maxBytes)
+  const messages = lengthPrefixedMessages(bytes)
+  if (!messages) return decodeOtlpRequest(bytes)
+  const spans: Span[] = []
+  for (const message of messages)
+    for (const span of decodeOtlpRequest(decompressed(message, maxBytes))) spans.push(span)
+  return spans
+}
+
+/** One OTLP export request (protobuf or JSON), or JSON lines of them. */
+function decodeOtlpRequest(bytes: Uint8Array): Span[] {
   if (detectOtlpEncoding(bytes) === 'otlp_proto') return decodeOtlpTraces(bytes, 'otlp_proto')
   const text = Buffer.from(bytes).toString('utf8')
   try {
@@ -122,12 +183,16 @@ async function readOtlpFile(file: string, maxBytes: number): Promise<Span[] | un
     return []
   }
   try {
-    const spans = decodeOtlpFile(bytes)
+    const spans = decodeOtlpFile(bytes, maxBytes)
     if (spans.length === 0) console.error(`tracescore: warning: ${file} holds no spans; nothing to score`)
     return spans
   } catch (error) {
     // Whatever the decoder throws concerns this file only: the other files are still scored.
     const message = (error as Error).message
+    if (error instanceof InputTooLargeError || error instanceof UndecompressableError) {
+      console.error(`tracescore: ${file}: ${message}`)
+      return undefined
+    }
     const what = !(error instanceof OtlpDecodeError)
       ? 'could not be decoded: '
       : message.startsWith('not an OTLP')
@@ -135,7 +200,7 @@ async function readOtlpFile(file: string, maxBytes: number): Promise<Span[] | un
         : 'not an OTLP trace file: '
     console.error(
       `tracescore: ${file}: ${what}${message}. Expected an OTLP ` +
-        "ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
+        "ExportTraceServiceRequest (protobuf or JSON) or a file the Collector's file exporter wrote",
     )
     return undefined
   }

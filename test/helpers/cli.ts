@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
 /** Writes a file under test/.tmp (inside the package, so `import 'tracescore'` resolves) and returns its path. */
-export function writeTempFile(name: string, content: string): string {
+export function writeTempFile(name: string, content: string | Uint8Array): string {
   const dir = `${repoRoot}test/.tmp`
   mkdirSync(dir, { recursive: true })
   const path = `${dir}/${name}`

@@ -39,12 +39,18 @@ const accepts = (port: number) =>
 
 /**
  * Starts the Collector with a YAML config (written under test/.tmp as `<name>.otelcol.yaml`) and
- * waits until every port in `ports` (its receivers) accepts connections.
+ * waits until every port in `ports` (its receivers) accepts connections; `args` are more
+ * command-line arguments (e.g. `--feature-gates=…`).
  */
-export async function startCollector(name: string, config: string, ports: number[]): Promise<Collector> {
+export async function startCollector(
+  name: string,
+  config: string,
+  ports: number[],
+  args: string[] = [],
+): Promise<Collector> {
   const bin = await otelcolBinary()
   const file = writeTempFile(`${name}.otelcol.yaml`, config)
-  const child = spawn(bin, ['--config', file], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(bin, ['--config', file, ...args], { stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
   child.stderr!.on('data', (d) => {
     log = (log + d).slice(-1_000_000)

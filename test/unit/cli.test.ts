@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { gzipSync, zstdCompressSync } from 'node:zlib'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { listFixtures } from '../fixtures/index.ts'
 import { repoRoot, runCli, writeTempFile } from '../helpers/cli.ts'
@@ -43,7 +44,6 @@ describe('tracescore score', () => {
 
   it('reads the Collector file exporter JSON lines', async () => {
     const [a, b] = listFixtures().filter((f) => f.producer === 'ai-sdk-7-genai')
-    const { readFileSync } = await import('node:fs')
     const jsonl = [a!, b!].map((f) => JSON.stringify(JSON.parse(readFileSync(f.jsonPath, 'utf8')))).join('\n')
     const file = writeTempFile('collector.jsonl', `${jsonl}\n`)
     const result = await runCli(['score', file])
@@ -81,6 +81,29 @@ describe('tracescore score', () => {
     expect(result.stderr).toContain('--max-file-mib')
   })
 
+  it('reads gzip and zstd files, scoring them as the plain file', async () => {
+    const multi = listFixtures().find((f) => f.producer === 'ai-sdk-7-genai' && f.scenario === 'multi-tool')!
+    const plain = readFileSync(multi.protoPath)
+    const gz = writeTempFile('multi.pb.gz', gzipSync(plain))
+    const zst = writeTempFile('multi.pb.zst', zstdCompressSync(plain))
+    const expected = await runCli(['score', multi.protoPath])
+    for (const file of [gz, zst]) {
+      const result = await runCli(['score', file])
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(result.stdout).toBe(expected.stdout)
+    }
+  })
+
+  it('names a compressed file that does not decompress, and caps what decompression may produce', async () => {
+    const broken = writeTempFile('broken.gz', Buffer.from([0x1f, 0x8b, 0x08, 0x00, 1, 2, 3, 4]))
+    const bomb = writeTempFile('bomb.gz', gzipSync(Buffer.alloc(3 * 2 ** 20)))
+    const result = await runCli(['score', broken, bomb, '--max-file-mib', '2'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`${broken}: a gzip file that does not decompress`)
+    expect(result.stderr).toContain(`${bomb}: larger than the 2 MiB limit for one file`)
+  })
+
   it('warns about an empty file and scores the others', async () => {
     const empty = writeTempFile('empty.pb', '')
     const multi = listFixtures().find((f) => f.producer === 'ai-sdk-7-genai' && f.scenario === 'multi-tool')!
@@ -98,7 +121,7 @@ describe('tracescore score', () => {
     // sees protobuf, this command's.
     expect(result.stderr).toMatch(new RegExp(`${file}: not an OTLP (trace file|payload)`))
     expect(result.stderr).toContain(
-      "Expected an OTLP ExportTraceServiceRequest (protobuf or JSON) or the Collector file exporter's JSON lines",
+      "Expected an OTLP ExportTraceServiceRequest (protobuf or JSON) or a file the Collector's file exporter wrote",
     )
     expect(result.stderr).not.toMatch(STACK_LINE)
   })
