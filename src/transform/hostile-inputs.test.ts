@@ -10,6 +10,7 @@ import {
 import { countOperations } from './testing/operation-count.ts'
 import { toolInvocations } from './testing/output-steps.ts'
 import { sid, span } from './testing/span-builder.ts'
+import { toolResult } from './testing/tool-invocations.ts'
 
 /** Small and large sizes: the large one is twice the small one. */
 const SIZE = 10_000
@@ -45,13 +46,7 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
     const long = runs.find((run) => run.agentName === 'long')!
     const calls = toolInvocations(long)
     expect(calls).toHaveLength(SIZE)
-    expect(calls[SIZE - 1]).toEqual({
-      toolCallId: `call${SIZE - 1}`,
-      toolName: 'lookup',
-      args: { i: SIZE - 1 },
-      state: 'result',
-      result: SIZE - 1,
-    })
+    expect(calls[SIZE - 1]).toEqual(toolResult(`call${SIZE - 1}`, 'lookup', { i: SIZE - 1 }, SIZE - 1))
     expect(runs.filter((run) => run !== long).every((run) => toolInvocations(run).length === 0)).toBe(true)
   })
 
@@ -132,9 +127,7 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
     expect(runs!.map((run) => run.spanId)).toEqual([sid('root'), sid('sub')])
     expect(runs![1]!.parentRunSpanId).toBe(sid('root'))
     expect(runs![0]!.input.inputMessages.map((message) => message.content.content)).toEqual(['go'])
-    expect(toolInvocations(runs![0]!)).toEqual([
-      { toolCallId: 'call_1', toolName: 'dig', args: { depth }, state: 'result', result: 'found' },
-    ])
+    expect(toolInvocations(runs![0]!)).toEqual([toolResult('call_1', 'dig', { depth }, 'found')])
   })
 })
 
@@ -158,8 +151,8 @@ describe('hostile inputs: every tool call is kept', () => {
   it('two tool spans sharing a call id are two calls, and the run says so', () => {
     const runs = extractAgentRuns([agent, tool('t1', 10, { q: 'a' }, 'A'), tool('t2', 20, { q: 'b' }, 'B')])
     expect(toolInvocations(runs[0]!)).toEqual([
-      { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
-      { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
+      toolResult('call_1', 'lookup', { q: 'a' }, 'A'),
+      toolResult('call_1', 'lookup', { q: 'b' }, 'B'),
     ])
     expect(runs[0]!.notes).toContain(
       'tool call id call_1 is shared by several tool spans; each is kept as a call',
@@ -201,8 +194,8 @@ describe('hostile inputs: every tool call is kept', () => {
       ),
     ])
     expect(toolInvocations(runs[0]!)).toEqual([
-      { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
-      { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
+      toolResult('call_0', 'lookup', { q: 'a' }, 'A'),
+      toolResult('call_0', 'lookup', { q: 'b' }, 'B'),
     ])
   })
 })

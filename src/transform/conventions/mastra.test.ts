@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 describe('extractAgentRuns on Mastra spans', () => {
   it('reads the pre-1.0 exporter layout (generic input/output, gen_ai.tool.input|output, agent.id)', () => {
@@ -56,13 +57,7 @@ describe('extractAgentRuns on Mastra spans', () => {
     expect(run.input.inputMessages.map((m) => m.content.content)).toEqual(['Weather in Oslo?'])
     // No call id recorded: the tool span id stands in.
     expect(run.output[0]!.content.toolInvocations).toEqual([
-      {
-        toolCallId: sid('t'),
-        toolName: 'weather',
-        args: { city: 'Oslo' },
-        state: 'result',
-        result: { tempC: -3 },
-      },
+      toolResult(sid('t'), 'weather', { city: 'Oslo' }, { tempC: -3 }),
     ])
     expect(run.output[0]!.content.content).toBe('Cold.')
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns, findAgentSpans } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 /** An OpenInference trace (e.g. an instrumented OpenAI Agents app): AGENT → LLM, TOOL, LLM, and a sub-agent. */
 function openInferenceTrace() {
@@ -114,13 +115,7 @@ describe('extractAgentRuns on OpenInference spans', () => {
       ['assistant', 'Hi! What can I do?'],
     ])
     expect(run!.output[0]!.content.toolInvocations).toEqual([
-      {
-        toolCallId: 'call_1',
-        toolName: 'lookup',
-        args: { id: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
+      toolResult('call_1', 'lookup', { id: 'A17' }, { status: 'shipped' }),
     ])
     expect(run!.output[0]!.content.content).toBe('It shipped yesterday.')
   })
