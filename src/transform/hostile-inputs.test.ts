@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
+import { type AgentRun, type Attributes, type Span, StatusCode } from '../model/index.ts'
 import { detectConvention, extractAgentRuns, spanRole } from './index.ts'
 import {
   agentsUnderDeepChain,
@@ -133,19 +133,16 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
 
 describe('hostile inputs: every tool call is kept', () => {
   const agent = span({ id: 'root', end: 100, attributes: { 'gen_ai.operation.name': 'invoke_agent' } })
+  /** A 1 ms span under the agent. */
+  const child = (id: string, start: number, attributes: Attributes) =>
+    span({ id, parent: 'root', start, end: start + 1, attributes })
   const tool = (id: string, start: number, args: unknown, result: unknown) =>
-    span({
-      id,
-      parent: 'root',
-      start,
-      end: start + 1,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'lookup',
-        'gen_ai.tool.call.id': 'call_1',
-        'gen_ai.tool.call.arguments': JSON.stringify(args),
-        'gen_ai.tool.call.result': JSON.stringify(result),
-      },
+    child(id, start, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.call.id': 'call_1',
+      'gen_ai.tool.call.arguments': JSON.stringify(args),
+      'gen_ai.tool.call.result': JSON.stringify(result),
     })
 
   it('two tool spans sharing a call id are two calls, and the run says so', () => {
@@ -161,16 +158,10 @@ describe('hostile inputs: every tool call is kept', () => {
 
   it('a provider that numbers calls per response: the same id in two model calls is two calls, each with its own result', () => {
     const model = (id: string, start: number, prompt: unknown[], output: unknown[]) =>
-      span({
-        id,
-        parent: 'root',
-        start,
-        end: start + 1,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.input.messages': JSON.stringify(prompt),
-          'gen_ai.output.messages': JSON.stringify(output),
-        },
+      child(id, start, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify(prompt),
+        'gen_ai.output.messages': JSON.stringify(output),
       })
     const user = { role: 'user', parts: [{ type: 'text', content: 'two lookups' }] }
     const call = (q: string) => ({

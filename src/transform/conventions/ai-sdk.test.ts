@@ -109,10 +109,12 @@ function aiSdk6Trace(options: { withToolSpans?: boolean } = {}) {
 describe('extractAgentRuns on AI SDK ≤6 spans', () => {
   it('reads the prompt, metadata and final text', () => {
     const [run] = extractAgentRuns(aiSdk6Trace())
-    expect(run!.convention).toBe('ai-sdk')
-    expect(run!.agentName).toBe('support')
-    expect(run!.agentId).toBe('support')
-    expect(run!.conversationId).toBe('t9')
+    expect(run).toMatchObject({
+      convention: 'ai-sdk',
+      agentName: 'support',
+      agentId: 'support',
+      conversationId: 't9',
+    })
     expect(run!.requestContext).toEqual({ userId: 'u1', threadId: 't9', serviceName: 'test-service' })
     expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be helpful.' }])
     expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])

@@ -116,10 +116,12 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     expect(runs).toHaveLength(1)
     const run = runs[0]!
     expect(run.spanId).toBe(sid('a1'))
-    expect(run.convention).toBe('genai')
-    expect(run.agentName).toBe('weather')
-    expect(run.conversationId).toBe('conv-1')
-    expect(run.status).toBe('ok')
+    expect(run).toMatchObject({
+      convention: 'genai',
+      agentName: 'weather',
+      conversationId: 'conv-1',
+      status: 'ok',
+    })
     expect(run.requestContext).toEqual({ serviceName: 'test-service', userId: 'u-7' })
     expect(run.parentRunSpanId).toBeUndefined()
   })

@@ -50,9 +50,7 @@ describe('extractAgentRuns on Mastra spans', () => {
     ])
     expect(runs).toHaveLength(1)
     const run = runs[0]!
-    expect(run.convention).toBe('mastra')
-    expect(run.agentId).toBe('weather')
-    expect(run.conversationId).toBe('t-1')
+    expect(run).toMatchObject({ convention: 'mastra', agentId: 'weather', conversationId: 't-1' })
     expect(run.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
     expect(run.input.inputMessages.map((m) => m.content.content)).toEqual(['Weather in Oslo?'])
     // No call id recorded: the tool span id stands in.

@@ -99,9 +99,7 @@ function openInferenceTrace() {
 describe('extractAgentRuns on OpenInference spans', () => {
   it('builds the parent run from flattened messages and tool spans', () => {
     const [run] = extractAgentRuns(openInferenceTrace())
-    expect(run!.convention).toBe('openinference')
-    expect(run!.agentName).toBe('support')
-    expect(run!.conversationId).toBe('s-1')
+    expect(run).toMatchObject({ convention: 'openinference', agentName: 'support', conversationId: 's-1' })
     expect(run!.requestContext).toEqual({
       plan: 'pro',
       serviceName: 'test-service',
