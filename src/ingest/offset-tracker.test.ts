@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { OffsetTracker } from './offset-tracker.ts'
 
+type Opened = ReturnType<OffsetTracker['open']>
+
+/** Releases `records` in order, then gives the position of partition t/0. */
+function positionAfter(tracker: OffsetTracker, ...records: Opened[]): string | undefined {
+  for (const record of records) tracker.release(record)
+  return tracker.position('t', 0)
+}
+
 describe('OffsetTracker', () => {
   it('commits one past the highest offset when every record is finished', () => {
     const tracker = new OffsetTracker()
@@ -16,10 +24,8 @@ describe('OffsetTracker', () => {
     const r1 = tracker.open('t', 0, '11')
     tracker.release(r1)
     expect(tracker.committable()).toEqual([{ topic: 't', partition: 0, offset: '10' }])
-    tracker.release(r0) // first trace finished
-    expect(tracker.position('t', 0)).toBe('10')
-    tracker.release(r0) // second trace finished
-    expect(tracker.position('t', 0)).toBe('12')
+    expect(positionAfter(tracker, r0)).toBe('10') // first trace finished
+    expect(positionAfter(tracker, r0)).toBe('12') // second trace finished
   })
 
   it('finishes a later record first without moving the offset past an earlier held one', () => {
@@ -27,11 +33,8 @@ describe('OffsetTracker', () => {
     const a = tracker.open('t', 0, '0')
     const b = tracker.open('t', 0, '1')
     const c = tracker.open('t', 0, '2')
-    tracker.release(c)
-    tracker.release(a)
-    expect(tracker.position('t', 0)).toBe('1')
-    tracker.release(b)
-    expect(tracker.position('t', 0)).toBe('3')
+    expect(positionAfter(tracker, c, a)).toBe('1')
+    expect(positionAfter(tracker, b)).toBe('3')
   })
 
   it('keeps partitions and topics apart', () => {
@@ -65,11 +68,8 @@ describe('OffsetTracker', () => {
     tracker.revoke('t', 0)
     expect(tracker.committable()).toEqual([])
     const again = tracker.open('t', 0, '3') // the new assignment reads the record again
-    tracker.release(old)
-    tracker.release(old)
-    expect(tracker.position('t', 0)).toBe('3')
-    tracker.release(again)
-    expect(tracker.position('t', 0)).toBe('4')
+    expect(positionAfter(tracker, old, old)).toBe('3')
+    expect(positionAfter(tracker, again)).toBe('4')
   })
 
   it('holds a record read again (a retried fetch) without forgetting older held records', () => {
@@ -80,12 +80,9 @@ describe('OffsetTracker', () => {
     const first = tracker.open('t', 0, '8')
     tracker.release(tracker.open('t', 0, '9'))
     const again = tracker.open('t', 0, '8')
-    tracker.release(first)
-    expect(tracker.position('t', 0)).toBe('7')
-    tracker.release(older)
-    expect(tracker.position('t', 0)).toBe('8') // still held by the second reading
-    tracker.release(again)
-    expect(tracker.position('t', 0)).toBe('10')
+    expect(positionAfter(tracker, first)).toBe('7')
+    expect(positionAfter(tracker, older)).toBe('8') // still held by the second reading
+    expect(positionAfter(tracker, again)).toBe('10')
     expect(tracker.readPosition('t', 0)).toBe('10')
   })
 
@@ -95,10 +92,8 @@ describe('OffsetTracker', () => {
     const held = tracker.open('t', 0, '2')
     const reread = tracker.open('t', 0, '1')
     expect(tracker.position('t', 0)).toBe('1')
-    tracker.release(reread)
-    expect(tracker.position('t', 0)).toBe('2')
-    tracker.release(held)
-    expect(tracker.position('t', 0)).toBe('3')
+    expect(positionAfter(tracker, reread)).toBe('2')
+    expect(positionAfter(tracker, held)).toBe('3')
   })
 
   it('handles offsets past 2^31 as exact decimal strings', () => {

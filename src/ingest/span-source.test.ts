@@ -151,6 +151,18 @@ function harness(
 
 const runs = (h: Harness) => h.placed.filter((p) => p.agentSpanIds.length > 0)
 
+/** Polls `condition` for up to a minute; a timeout names what it waited for. */
+const waitFor = (what: string, condition: () => boolean): Promise<void> =>
+  until(condition, 60_000, () => what)
+
+/** Waits until every partition is committed to its end and, unless told otherwise, every run was delivered. */
+function untilCommittedToEnd(h: Harness, { allDelivered = true } = {}): Promise<void> {
+  return waitFor(
+    'committed to the end',
+    () => h.committedToEnd() && (!allDelivered || h.delivered.size === runs(h).length),
+  )
+}
+
 /** Every agent run was scored exactly once and delivered at least once; plain traces never scored. */
 function expectScoredOnceAndDelivered(h: Harness) {
   for (const run of runs(h)) {
@@ -164,11 +176,7 @@ describe('span source on the in-memory consumer port', () => {
   it('scores every run once, delivers it and commits every partition to its end', async () => {
     const h = harness()
     await h.source.start()
-    await until(
-      () => h.committedToEnd() && h.delivered.size === runs(h).length,
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h)
     expectScoredOnceAndDelivered(h)
     for (const run of runs(h)) expect(h.delivered.get(run.traceId)).toBe(1)
     expect(h.source.stats()).toMatchObject({ tracesWithoutRuns: 2, deadLetters: 0, deliveryFailures: 0 })
@@ -201,30 +209,17 @@ describe('span source on the in-memory consumer port', () => {
     const failed = h.placed.find((p) => p.partition === 0 && p.agentSpanIds.length > 0)!
     first = failed.traceId
     await h.source.start()
-    await until(
-      () => h.delivered.size === runs(h).length - 1,
-      60_000,
-      () => 'every other run delivered',
-    )
-    await until(
-      () => (attempts.get(first) ?? 0) >= 4,
-      60_000,
-      () => 'several failed attempts',
-    )
-    await until(
+    await waitFor('every other run delivered', () => h.delivered.size === runs(h).length - 1)
+    await waitFor('several failed attempts', () => (attempts.get(first) ?? 0) >= 4)
+    await waitFor(
+      'partition 1 committed to its end',
       () => h.topic.committed(1) === h.topic.records(1).length,
-      60_000,
-      () => 'partition 1 committed to its end',
     )
     // Nothing of partition 0 was committed past the failing trace's record.
     const commitsWhileFailing = h.consumers[0]!.commitCalls.flat().filter((c) => c.partition === 0)
     for (const c of commitsWhileFailing) expect(Number(c.offset)).toBeLessThanOrEqual(failed.offset)
     failing.open()
-    await until(
-      () => h.committedToEnd(),
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h, { allDelivered: false })
     expect(h.delivered.get(first)).toBe(1)
     expectScoredOnceAndDelivered(h)
     // The target that acknowledged got the trace once; the failing one was retried alone.
@@ -236,25 +231,13 @@ describe('span source on the in-memory consumer port', () => {
     const dlqDown = gate()
     const h = harness({ bad: { partition: 0, count: 3 }, sendDeadLetters: () => dlqDown.opened })
     await h.source.start()
-    await until(
-      () => h.delivered.size === runs(h).length,
-      60_000,
-      () => 'every run delivered',
-    )
-    await until(
-      () => h.topic.committed(1) === h.topic.records(1).length,
-      60_000,
-      () => 'a commit',
-    )
+    await waitFor('every run delivered', () => h.delivered.size === runs(h).length)
+    await waitFor('a commit', () => h.topic.committed(1) === h.topic.records(1).length)
     const firstBad = h.topic.records(0).findIndex((r) => r.value?.toString().startsWith('not protobuf'))
     expect(firstBad).toBeGreaterThan(0)
     expect(h.topic.committed(0)).toBeLessThanOrEqual(firstBad)
     dlqDown.open()
-    await until(
-      () => h.committedToEnd(),
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h, { allDelivered: false })
     expect(h.deadLetters.map((m) => m.headers?.['tracescore-original-offset'])).toEqual(
       [0, 1, 2].map((i) => String(firstBad + i)),
     )
@@ -279,32 +262,19 @@ describe('span source on the in-memory consumer port', () => {
     })
     heldTrace = runs(h).find((r) => r.partition === 0 && r.offset > 2)!.traceId
     await h.source.start()
-    await until(
-      () => heldStarted,
-      60_000,
-      () => 'the held delivery started',
-    )
+    await waitFor('the held delivery started', () => heldStarted)
     // Partition 0 goes to another member: its waiting traces are dropped, the held one finishes.
     h.consumers[0]!.assign([1])
     held.open()
-    await until(
+    await waitFor(
+      'partition 1 committed to its end',
       () => h.topic.committed(1) === h.topic.records(1).length,
-      60_000,
-      () => 'partition 1 committed to its end',
     )
-    await until(
-      () => h.delivered.get(heldTrace) === 1,
-      60_000,
-      () => 'the held trace delivered',
-    )
+    await waitFor('the held trace delivered', () => h.delivered.get(heldTrace) === 1)
     expect(h.topic.committed(0)).toBeLessThanOrEqual(runs(h).find((r) => r.traceId === heldTrace)!.offset)
     // ...and comes back: read again from the committed offset; nothing is scored twice.
     h.consumers[0]!.assign([0, 1])
-    await until(
-      () => h.committedToEnd() && h.delivered.size === runs(h).length,
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h)
     expectScoredOnceAndDelivered(h)
     expect(h.source.stats().rebalances).toBe(3)
   })
@@ -313,23 +283,11 @@ describe('span source on the in-memory consumer port', () => {
     let crashed = false
     const h = harness({ runs: 40 })
     await h.source.start()
-    await until(
-      () => h.delivered.size >= 5,
-      60_000,
-      () => 'some runs delivered',
-    )
+    await waitFor('some runs delivered', () => h.delivered.size >= 5)
     h.consumers[0]!.crash(new Error('KafkaJSNonRetriableError: restart: false'))
     crashed = true
-    await until(
-      () => h.consumers.length === 2,
-      60_000,
-      () => 'a new consumer',
-    )
-    await until(
-      () => h.committedToEnd() && h.delivered.size === runs(h).length,
-      60_000,
-      () => 'committed to the end',
-    )
+    await waitFor('a new consumer', () => h.consumers.length === 2)
+    await untilCommittedToEnd(h)
     expect(crashed).toBe(true)
     expectScoredOnceAndDelivered(h)
     expect(h.source.stats().crashes).toBe(1)
@@ -359,11 +317,7 @@ describe('span source on the in-memory consumer port', () => {
     const h = harness({ source: { commitTimeoutMs: 20 } })
     h.topic.hangCommits(1)
     await h.source.start()
-    await until(
-      () => h.committedToEnd() && h.delivered.size === runs(h).length,
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h)
     expectScoredOnceAndDelivered(h)
   })
 
@@ -372,19 +326,11 @@ describe('span source on the in-memory consumer port', () => {
     // 300 runs take many fetch rounds to read, each after a timer turn: the 5 ms tick pauses first.
     const h = harness({ runs: 300, sink: () => down.opened, source: { maxQueuedTraces: 5 } })
     await h.source.start()
-    await until(
-      () => h.consumers[0]!.paused && h.source.stats().paused,
-      60_000,
-      () => 'paused',
-    )
+    await waitFor('paused', () => h.consumers[0]!.paused && h.source.stats().paused)
     const readWhilePaused = h.source.stats().records
     expect(readWhilePaused).toBeLessThan(h.placed.length)
     down.open()
-    await until(
-      () => h.committedToEnd() && h.delivered.size === runs(h).length,
-      60_000,
-      () => 'committed to the end',
-    )
+    await untilCommittedToEnd(h)
     expect(h.consumers[0]!.paused).toBe(false)
     expectScoredOnceAndDelivered(h)
   })

@@ -6,81 +6,50 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client'
  */
 export function createMetrics() {
   const registry = new Registry()
-  const opts = { registers: [registry] }
+  const registers = [registry]
+  const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers })
+  const gauge = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+    new Gauge<L>({ name, help, labelNames, registers })
+  const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets?: number[]) =>
+    new Histogram<L>({ name, help, labelNames, registers, ...(buckets ? { buckets } : {}) })
   return {
     registry,
-    records: new Counter({ name: 'tracescore_records_total', help: 'Kafka records consumed', ...opts }),
-    spans: new Counter({ name: 'tracescore_spans_total', help: 'Spans decoded', ...opts }),
-    traces: new Counter({
-      name: 'tracescore_traces_total',
-      help: 'Traces assembled',
-      labelNames: ['complete'],
-      ...opts,
-    }),
-    runs: new Counter({
-      name: 'tracescore_agent_runs_total',
-      help: 'Agent runs found in traces',
-      labelNames: ['agent', 'convention'],
-      ...opts,
-    }),
-    decisions: new Counter({
-      name: 'tracescore_decisions_total',
-      help: 'Decisions per (run, scorer): scored, sampled-out, filtered, not-scorable, skipped-budget, failed',
-      labelNames: ['scorer', 'outcome'],
-      ...opts,
-    }),
-    scoreValues: new Histogram({
-      name: 'tracescore_score_value',
-      help: 'Score values per scorer and agent (the quality-monitoring signal)',
-      labelNames: ['scorer', 'agent'],
-      buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
-      ...opts,
-    }),
-    judgeTokens: new Counter({
-      name: 'tracescore_judge_tokens_total',
-      help: 'Judge tokens used',
-      labelNames: ['scorer', 'model'],
-      ...opts,
-    }),
-    judgeCalls: new Counter({
-      name: 'tracescore_judge_calls_total',
-      help: 'Judge model calls',
-      labelNames: ['scorer', 'model'],
-      ...opts,
-    }),
-    scoringSeconds: new Histogram({
-      name: 'tracescore_scoring_duration_seconds',
-      help: 'Time to score one run with one scorer (judge latency included)',
-      labelNames: ['scorer'],
-      ...opts,
-    }),
-    deadLetters: new Counter({
-      name: 'tracescore_dead_letters_total',
-      help: 'Records sent to the dead-letter topic',
-      ...opts,
-    }),
-    lateSpans: new Counter({
-      name: 'tracescore_late_spans_total',
-      help: 'Spans that arrived after their run was scored',
-      ...opts,
-    }),
-    bufferedSpans: new Gauge({
-      name: 'tracescore_buffered_spans',
-      help: 'Spans waiting in the trace assembler',
-      ...opts,
-    }),
-    consumerLag: new Gauge({
-      name: 'tracescore_consumer_lag',
-      help: 'Records between the committed offset and the high watermark',
-      labelNames: ['partition'],
-      ...opts,
-    }),
-    sinkDeliveries: new Counter({
-      name: 'tracescore_sink_deliveries_total',
-      help: 'Score records delivered or failed per sink',
-      labelNames: ['sink', 'result'],
-      ...opts,
-    }),
+    records: counter('tracescore_records_total', 'Kafka records consumed'),
+    spans: counter('tracescore_spans_total', 'Spans decoded'),
+    traces: counter('tracescore_traces_total', 'Traces assembled', ['complete']),
+    runs: counter('tracescore_agent_runs_total', 'Agent runs found in traces', ['agent', 'convention']),
+    decisions: counter(
+      'tracescore_decisions_total',
+      'Decisions per (run, scorer): scored, sampled-out, filtered, not-scorable, skipped-budget, failed',
+      ['scorer', 'outcome'],
+    ),
+    scoreValues: histogram(
+      'tracescore_score_value',
+      'Score values per scorer and agent (the quality-monitoring signal)',
+      ['scorer', 'agent'],
+      [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+    ),
+    judgeTokens: counter('tracescore_judge_tokens_total', 'Judge tokens used', ['scorer', 'model']),
+    judgeCalls: counter('tracescore_judge_calls_total', 'Judge model calls', ['scorer', 'model']),
+    scoringSeconds: histogram(
+      'tracescore_scoring_duration_seconds',
+      'Time to score one run with one scorer (judge latency included)',
+      ['scorer'],
+    ),
+    deadLetters: counter('tracescore_dead_letters_total', 'Records sent to the dead-letter topic'),
+    lateSpans: counter('tracescore_late_spans_total', 'Spans that arrived after their run was scored'),
+    bufferedSpans: gauge('tracescore_buffered_spans', 'Spans waiting in the trace assembler'),
+    consumerLag: gauge(
+      'tracescore_consumer_lag',
+      'Records between the committed offset and the high watermark',
+      ['partition'],
+    ),
+    sinkDeliveries: counter(
+      'tracescore_sink_deliveries_total',
+      'Score records delivered or failed per sink',
+      ['sink', 'result'],
+    ),
   }
 }
 

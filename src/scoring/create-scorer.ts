@@ -36,6 +36,11 @@ export interface ScorerConfig<TID extends string = string, TInput = any, TOutput
 
 type Results = Record<string, any>
 
+/** A preprocess or analyze step: a function, or a prompt object whose answer `outputSchema` parses into `T`. */
+type ResultStep<TResults extends Results, TInput, TOutput, T> =
+  | FunctionStep<StepContext<TResults, TInput, TOutput>, T>
+  | PromptObject<OutputSchema<T>, TResults, TInput, TOutput>
+
 /**
  * A scorer: an immutable pipeline of preprocess → analyze → generateScore → generateReason steps
  * (in chaining order). Each step method returns a new scorer; `run()` scores one input/output pair.
@@ -93,18 +98,14 @@ export class Scorer<TID extends string = string, TInput = any, TOutput = any, TR
 
   /** Adds a preprocess step; its result is `results.preprocessStepResult` for later steps. */
   preprocess<T = any>(
-    step:
-      | FunctionStep<StepContext<TResults, TInput, TOutput>, T>
-      | PromptObject<OutputSchema<T>, TResults, TInput, TOutput>,
+    step: ResultStep<TResults, TInput, TOutput, T>,
   ): Scorer<TID, TInput, TOutput, WithStepResult<TResults, 'preprocess', T>> {
     return this.#with('preprocess', step)
   }
 
   /** Adds an analyze step; its result is `results.analyzeStepResult` for later steps. */
   analyze<T = any>(
-    step:
-      | FunctionStep<StepContext<TResults, TInput, TOutput>, T>
-      | PromptObject<OutputSchema<T>, TResults, TInput, TOutput>,
+    step: ResultStep<TResults, TInput, TOutput, T>,
   ): Scorer<TID, TInput, TOutput, WithStepResult<TResults, 'analyze', T>> {
     return this.#with('analyze', step)
   }

@@ -77,6 +77,20 @@ function govern(config: { judges?: object; scorers?: object }, options: JudgeFro
   return judgeFromConfig(resolveConfig(config, {}), options)
 }
 
+/** The judge that puts `limits` on the scripted judge's model id. */
+function governScripted(limits: object, options: JudgeFromConfigOptions = {}): Judge {
+  return govern({ judges: { models: { 'scripted/scripted-judge': limits } } }, options)
+}
+
+/** The answer-relevancy scorer on the scripted judge under `limits`, waiting on fake time. */
+function scorerOnFakeTime(limits: object) {
+  const { model } = measuredJudge(0)
+  const time = fakeTime()
+  const governed = governScripted(limits, { time })
+  const scorer = createAnswerRelevancyScorer({ model: judgeModel(model) })
+  return { time, scoreOnce: () => withJudge(governed, () => scorer.run(input)) }
+}
+
 describe('judgeModel with an @mastra/evals LLM scorer', () => {
   it('is a v4 model, marked as governed, named after the id it was given', () => {
     const model = judgeModel('openai/gpt-5-mini')
@@ -88,10 +102,7 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
     const { model, stats } = measuredJudge()
     // Resolved when first called, so a resolver set after the scorer was made still applies.
     const scorer = createAnswerRelevancyScorer({ model: judgeModel('scripted/scripted-judge') })
-    const governed = govern(
-      { judges: { models: { 'scripted/scripted-judge': { concurrency: 2 } } } },
-      { resolveModel: () => model },
-    )
+    const governed = governScripted({ concurrency: 2 }, { resolveModel: () => model })
     const before = judge.requests.length
     const results = await withJudge(governed, () =>
       Promise.all(Array.from({ length: 6 }, (_, i) => scorer.run({ ...input, runId: `r${i}` }))),
@@ -105,7 +116,7 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
 
   it('runs the same scorer unbounded with a plain model (the limit above is the governed model’s doing)', async () => {
     const { model, stats } = measuredJudge()
-    const governed = govern({ judges: { models: { 'scripted/scripted-judge': { concurrency: 2 } } } })
+    const governed = governScripted({ concurrency: 2 })
     // Cast: Mastra's copy of the v4 model type lags the AI SDK's (judgeModel's own type is loose).
     const scorer = createAnswerRelevancyScorer({ model: model as never })
     await withJudge(governed, () =>
@@ -115,31 +126,19 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
   })
 
   it('waits for requestsPerMinute', async () => {
-    const { model } = measuredJudge(0)
-    const time = fakeTime()
-    const governed = govern(
-      { judges: { models: { 'scripted/scripted-judge': { requestsPerMinute: 4 } } } },
-      { time },
-    )
-    const scorer = createAnswerRelevancyScorer({ model: judgeModel(model) })
-    await withJudge(governed, () => scorer.run(input))
+    const { time, scoreOnce } = scorerOnFakeTime({ requestsPerMinute: 4 })
+    await scoreOnce()
     expect(time.slept).toEqual([])
     // Calls 5 and 6 fall in the next minute.
-    await withJudge(governed, () => scorer.run(input))
+    await scoreOnce()
     expect(time.slept).toHaveLength(1)
     expect(time.now()).toBe(60_000)
   })
 
   it('feeds its token usage to tokensPerMinute', async () => {
-    const { model } = measuredJudge(0)
-    const time = fakeTime()
-    const governed = govern(
-      { judges: { models: { 'scripted/scripted-judge': { tokensPerMinute: 500 } } } },
-      { time },
-    )
-    const scorer = createAnswerRelevancyScorer({ model: judgeModel(model) })
+    const { time, scoreOnce } = scorerOnFakeTime({ tokensPerMinute: 500 })
     // The first prompt alone is ~500 tokens (the scripted judge counts 4 characters a token).
-    await withJudge(governed, () => scorer.run(input))
+    await scoreOnce()
     expect(time.slept.length).toBeGreaterThan(0)
     expect(time.now()).toBeGreaterThanOrEqual(60_000)
   })
@@ -197,7 +196,7 @@ describe('judgeModel with an @mastra/evals LLM scorer', () => {
 
   it('is not scheduled twice inside a tracescore createScorer judge (concurrency 1 does not deadlock)', async () => {
     const { model } = measuredJudge(0)
-    const governed = govern({ judges: { models: { 'scripted/scripted-judge': { concurrency: 1 } } } })
+    const governed = governScripted({ concurrency: 1 })
     const before = judge.requests.length
     const scorer = createScorer({
       id: 'plain',

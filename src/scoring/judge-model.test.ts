@@ -2,7 +2,7 @@ import { createProviderRegistry } from 'ai'
 import { MockProviderV4 } from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { messageText, startScriptedJudge } from '../demo/scripted-judge-server.ts'
+import { messageText, type ScriptedJudgeServer, startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { createScorer } from './create-scorer.ts'
 import { createJudge } from './judge.ts'
 import type { JudgeConfig } from './judge-config.ts'
@@ -78,101 +78,117 @@ describe('judge models given as strings', () => {
   })
 })
 
+/** Starts a scripted judge answering with `answer`, runs `test` against it, then closes it. */
+async function withScriptedJudge(
+  answer: Parameters<typeof startScriptedJudge>[0],
+  test: (server: ScriptedJudgeServer) => Promise<void>,
+): Promise<void> {
+  const server = await startScriptedJudge(answer)
+  try {
+    await test(server)
+  } finally {
+    await server.close()
+  }
+}
+
+/** A judge that resolves `vllm/<model>` to the scripted judge `server`. */
+const vllmJudge = (server: ScriptedJudgeServer) =>
+  createJudge({ resolveModel: createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }) })
+
 describe('an OpenAI-compatible endpoint over HTTP (scripted judge on 127.0.0.1)', () => {
   it('resolves vllm/<model> from VLLM_BASE_URL and speaks the real chat-completions protocol', async () => {
-    const server = await startScriptedJudge(({ messages }) =>
-      messages.at(-1)?.role === 'user' && messageText(messages.at(-1)!).includes('JSON')
-        ? '{"isGlutenFree":false,"glutenSources":["flour"]}'
-        : 'It contains flour.',
-    )
-    try {
-      const resolving = createJudge({
-        resolveModel: createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }),
-      })
-      const result = await createScorer({
-        id: 'gluten',
-        description: 'd',
-        judge: { model: 'vllm/judge-1', instructions: 'You are a chef.' },
-      })
-        .analyze({
-          description: 'a',
-          outputSchema: z.object({ isGlutenFree: z.boolean(), glutenSources: z.array(z.string()) }),
-          createPrompt: ({ run }) => `Recipe: ${run.output}`,
+    await withScriptedJudge(
+      ({ messages }) =>
+        messages.at(-1)?.role === 'user' && messageText(messages.at(-1)!).includes('JSON')
+          ? '{"isGlutenFree":false,"glutenSources":["flour"]}'
+          : 'It contains flour.',
+      async (server) => {
+        const resolving = vllmJudge(server)
+        const result = await createScorer({
+          id: 'gluten',
+          description: 'd',
+          judge: { model: 'vllm/judge-1', instructions: 'You are a chef.' },
         })
-        .generateScore(({ results }) => (results.analyzeStepResult.isGlutenFree ? 1 : 0))
-        .generateReason({ description: 'r', createPrompt: () => 'Explain.' })
-        .run({ output: 'Mix flour and water' }, { judge: resolving })
-      expect(result.score).toBe(0)
-      expect(result.reason).toBe('It contains flour.')
-      expect(server.requests).toHaveLength(2)
-      const [first] = server.requests
-      expect(first!.model).toBe('judge-1')
-      expect(first!.messages[0]).toEqual({ role: 'system', content: 'You are a chef.' })
-      // 'auto' for an OpenAI-compatible endpoint: schema inlined, no response_format sent
-      expect(messageText(first!.messages[1]!)).toContain('Return your response as JSON matching this schema:')
-      expect(first!.body.response_format).toBeUndefined()
-      expect(result.judge?.analyze?.executions[0]?.usage?.totalTokens).toBeGreaterThan(0)
-      expect(result.judge?.analyze?.executions[0]?.judgeProvider).toBe('vllm.chat')
-    } finally {
-      await server.close()
-    }
+          .analyze({
+            description: 'a',
+            outputSchema: z.object({ isGlutenFree: z.boolean(), glutenSources: z.array(z.string()) }),
+            createPrompt: ({ run }) => `Recipe: ${run.output}`,
+          })
+          .generateScore(({ results }) => (results.analyzeStepResult.isGlutenFree ? 1 : 0))
+          .generateReason({ description: 'r', createPrompt: () => 'Explain.' })
+          .run({ output: 'Mix flour and water' }, { judge: resolving })
+        expect(result.score).toBe(0)
+        expect(result.reason).toBe('It contains flour.')
+        expect(server.requests).toHaveLength(2)
+        const [first] = server.requests
+        expect(first!.model).toBe('judge-1')
+        expect(first!.messages[0]).toEqual({ role: 'system', content: 'You are a chef.' })
+        // 'auto' for an OpenAI-compatible endpoint: schema inlined, no response_format sent
+        expect(messageText(first!.messages[1]!)).toContain(
+          'Return your response as JSON matching this schema:',
+        )
+        expect(first!.body.response_format).toBeUndefined()
+        expect(result.judge?.analyze?.executions[0]?.usage?.totalTokens).toBeGreaterThan(0)
+        expect(result.judge?.analyze?.executions[0]?.judgeProvider).toBe('vllm.chat')
+      },
+    )
   })
 
   it("Mastra's config object { id, url } reaches the endpoint without any resolver", async () => {
-    const server = await startScriptedJudge(() => '{"score":0.6}')
-    try {
-      const resolving = createJudge({
-        resolveModel: () => {
-          throw new Error('resolver must not be asked')
-        },
-      })
-      const scorer = (model: JudgeConfig['model']) =>
-        createScorer({ id: 's', description: 'd', judge: { model, instructions: 'i' } }).generateScore({
-          description: 's',
-          createPrompt: () => 'p',
+    await withScriptedJudge(
+      () => '{"score":0.6}',
+      async (server) => {
+        const resolving = createJudge({
+          resolveModel: () => {
+            throw new Error('resolver must not be asked')
+          },
         })
-      const a = await scorer({ id: 'vllm/judge-a', url: server.baseURL }).run(
-        { output: 'o' },
-        { judge: resolving },
-      )
-      const b = await scorer({ providerId: 'lab', modelId: 'judge-b', url: server.baseURL, apiKey: 'k' }).run(
-        { output: 'o' },
-        { judge: resolving },
-      )
-      expect([a.score, b.score]).toEqual([0.6, 0.6])
-      expect(server.requests.map((r) => r.model)).toEqual(['judge-a', 'judge-b'])
-      expect(a.judge?.generateScore?.executions[0]?.judgeProvider).toBe('vllm.chat')
-    } finally {
-      await server.close()
-    }
+        const scorer = (model: JudgeConfig['model']) =>
+          createScorer({ id: 's', description: 'd', judge: { model, instructions: 'i' } }).generateScore({
+            description: 's',
+            createPrompt: () => 'p',
+          })
+        const a = await scorer({ id: 'vllm/judge-a', url: server.baseURL }).run(
+          { output: 'o' },
+          { judge: resolving },
+        )
+        const b = await scorer({
+          providerId: 'lab',
+          modelId: 'judge-b',
+          url: server.baseURL,
+          apiKey: 'k',
+        }).run({ output: 'o' }, { judge: resolving })
+        expect([a.score, b.score]).toEqual([0.6, 0.6])
+        expect(server.requests.map((r) => r.model)).toEqual(['judge-a', 'judge-b'])
+        expect(a.judge?.generateScore?.executions[0]?.judgeProvider).toBe('vllm.chat')
+      },
+    )
   })
 
   it('a provider 500 is retried by StreamErrorRetryProcessor through isRetryable metadata', async () => {
     let calls = 0
-    const server = await startScriptedJudge(() => {
-      calls++
-      if (calls === 1) throw new Error('upstream overloaded')
-      return '{"score":0.9}'
-    })
-    try {
-      const resolving = createJudge({
-        resolveModel: createEnvJudgeModelResolver({ VLLM_BASE_URL: server.baseURL }),
-      })
-      const result = await createScorer({
-        id: 's',
-        description: 'd',
-        judge: {
-          model: 'vllm/judge-1',
-          instructions: 'i',
-          errorProcessors: [new StreamErrorRetryProcessor({ maxRetries: 1 })],
-        },
-      })
-        .generateScore({ description: 's', createPrompt: () => 'p' })
-        .run({ output: 'o' }, { judge: resolving })
-      expect(result.score).toBe(0.9)
-      expect(server.requests).toHaveLength(2)
-    } finally {
-      await server.close()
-    }
+    await withScriptedJudge(
+      () => {
+        calls++
+        if (calls === 1) throw new Error('upstream overloaded')
+        return '{"score":0.9}'
+      },
+      async (server) => {
+        const resolving = vllmJudge(server)
+        const result = await createScorer({
+          id: 's',
+          description: 'd',
+          judge: {
+            model: 'vllm/judge-1',
+            instructions: 'i',
+            errorProcessors: [new StreamErrorRetryProcessor({ maxRetries: 1 })],
+          },
+        })
+          .generateScore({ description: 's', createPrompt: () => 'p' })
+          .run({ output: 'o' }, { judge: resolving })
+        expect(result.score).toBe(0.9)
+        expect(server.requests).toHaveLength(2)
+      },
+    )
   })
 })

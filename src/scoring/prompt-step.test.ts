@@ -2,6 +2,7 @@ import { APICallError } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createScorer } from './create-scorer.ts'
+import type { JudgeConfig } from './judge-config.ts'
 import type { Processor } from './processor.ts'
 import { ScorerRunError } from './scorer-run-error.ts'
 import { scriptedJudge } from './testing/scripted-judge.ts'
@@ -35,6 +36,9 @@ function alwaysRetry(): Processor & { seen: number[] } {
     },
   }
 }
+
+/** A scorer (id `s`) judged as `judge` says. */
+const judgedScorer = (judge: JudgeConfig) => createScorer({ id: 's', description: 'd', judge })
 
 describe('prompt-object steps', () => {
   it('analyze: the judge gets instructions as system message, the prompt as user message, and its parsed answer is analyzeStepResult', async () => {
@@ -76,10 +80,10 @@ describe('prompt-object steps', () => {
 
   it('generateScore without calculateScore asks for { score: number } and uses that number', async () => {
     const judge = scriptedJudge(['{"score":0.7}'])
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: judge.model, instructions: 'i', jsonPromptInjection: false },
+    const s = judgedScorer({
+      model: judge.model,
+      instructions: 'i',
+      jsonPromptInjection: false,
     }).generateScore({ description: 'score it', createPrompt: () => 'Rate it' })
     const result = await s.run({ output: 'o' })
     expect(result.score).toBe(0.7)
@@ -91,11 +95,7 @@ describe('prompt-object steps', () => {
   it('generateScore with calculateScore: the judge answers with outputSchema and calculateScore gets the answer as analyzeStepResult', async () => {
     const judge = scriptedJudge(['{"verdicts":["yes","no","yes","yes"]}'])
     let args: Record<string, unknown> | undefined
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: judge.model, instructions: 'i', jsonPromptInjection: false },
-    })
+    const s = judgedScorer({ model: judge.model, instructions: 'i', jsonPromptInjection: false })
       .analyze(() => ({ fromAnalyze: true }))
       .generateScore({
         description: 'verdicts',
@@ -124,11 +124,7 @@ describe('prompt-object steps', () => {
 
   it('calculateScore throwing fails the step but keeps the judge record and its tokens', async () => {
     const judge = scriptedJudge(['{"verdicts":[]}'])
-    const error = (await createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: judge.model, instructions: 'i' },
-    })
+    const error = (await judgedScorer({ model: judge.model, instructions: 'i' })
       .generateScore({
         description: 'v',
         outputSchema: z.object({ verdicts: z.array(z.string()) }),
@@ -151,11 +147,7 @@ describe('prompt-object steps', () => {
 
   it('generateReason asks for plain text: no response format, no schema in the prompt; receives score', async () => {
     const judge = scriptedJudge(['Because it is good.'])
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: judge.model, instructions: 'Explain.' },
-    })
+    const s = judgedScorer({ model: judge.model, instructions: 'Explain.' })
       .generateScore(() => 0.9)
       .generateReason({ description: 'why', createPrompt: ({ score }) => `Explain the score ${score}` })
     const result = await s.run({ output: 'o' })
@@ -173,10 +165,10 @@ describe('prompt-object steps', () => {
   it('a step judge overrides the scorer judge field by field', async () => {
     const main = scriptedJudge(['{"a":1}'])
     const other = scriptedJudge(['{"score":0.2}'], { modelId: 'other-judge' })
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: main.model, instructions: 'main instructions', jsonPromptInjection: 'system' },
+    const s = judgedScorer({
+      model: main.model,
+      instructions: 'main instructions',
+      jsonPromptInjection: 'system',
     })
       .analyze({ description: 'a', outputSchema: z.object({ a: z.number() }), createPrompt: () => 'p1' })
       .generateScore({ description: 's', createPrompt: () => 'p2', judge: { model: other.model } })
@@ -193,15 +185,11 @@ describe('prompt-object steps', () => {
     const scorerProcessor = alwaysRetry()
     const stepProcessor = alwaysRetry()
     const judge = scriptedJudge([transient(), transient(), '{"score":1}'])
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: {
-        model: judge.model,
-        instructions: 'i',
-        errorProcessors: [scorerProcessor],
-        maxProcessorRetries: 2,
-      },
+    const s = judgedScorer({
+      model: judge.model,
+      instructions: 'i',
+      errorProcessors: [scorerProcessor],
+      maxProcessorRetries: 2,
     }).generateScore({
       description: 's',
       createPrompt: () => 'p',
@@ -218,10 +206,11 @@ describe('prompt-object steps', () => {
     const processor = alwaysRetry()
     let analyzeCalls = 0
     const judge = scriptedJudge(['{"score":0.5}', transient(), 'Reason text'])
-    const s = createScorer({
-      id: 's',
-      description: 'd',
-      judge: { model: judge.model, instructions: 'i', errorProcessors: [processor], maxProcessorRetries: 2 },
+    const s = judgedScorer({
+      model: judge.model,
+      instructions: 'i',
+      errorProcessors: [processor],
+      maxProcessorRetries: 2,
     })
       .analyze(() => {
         analyzeCalls++
@@ -250,7 +239,7 @@ describe('prompt-object steps', () => {
       isRetryable: false,
     })
     const judge = scriptedJudge(['{"a":1}', unauthorized])
-    const s = createScorer({ id: 's', description: 'd', judge: { model: judge.model, instructions: 'i' } })
+    const s = judgedScorer({ model: judge.model, instructions: 'i' })
       .analyze({ description: 'a', outputSchema: z.object({ a: z.number() }), createPrompt: () => 'p1' })
       .generateScore({ description: 's', createPrompt: () => 'p2' })
     const error = (await s.run({ output: 'o', runId: 'r' }).catch((e: unknown) => e)) as ScorerRunError
@@ -278,7 +267,7 @@ describe('prompt-object steps', () => {
 
   it('createPrompt may be async and sees the previous results', async () => {
     const judge = scriptedJudge(['{"score":1}'])
-    const s = createScorer({ id: 's', description: 'd', judge: { model: judge.model, instructions: 'i' } })
+    const s = judgedScorer({ model: judge.model, instructions: 'i' })
       .preprocess(() => ({ text: 'hello' }))
       .generateScore({
         description: 's',

@@ -7,26 +7,22 @@ import { fakeTime } from './testing/fake-time.ts'
 
 const key = { model: 'openai/gpt-5-mini', provider: 'openai', modelId: 'gpt-5-mini' }
 
+/** A rate limiter on fake time with `limits` for every model (concurrency 10). */
+function rateLimited(limits: ReturnType<Parameters<typeof createRateLimiter>[1]>) {
+  const time = fakeTime()
+  return { time, limiter: createRateLimiter(createJudgeLimiter({ maxConcurrency: 10 }), () => limits, time) }
+}
+
 describe('judge rate and concurrency limits', () => {
   it('holds requests beyond requestsPerMinute until the minute has passed', async () => {
-    const time = fakeTime()
-    const limiter = createRateLimiter(
-      createJudgeLimiter({ maxConcurrency: 10 }),
-      () => ({ requestsPerMinute: 2 }),
-      time,
-    )
+    const { time, limiter } = rateLimited({ requestsPerMinute: 2 })
     const startedAt: number[] = []
     for (let i = 0; i < 5; i++) await limiter.schedule(key, async () => startedAt.push(time.now()))
     expect(startedAt).toEqual([0, 0, 60_000, 60_000, 120_000])
   })
 
   it('holds requests while the tokens of the last minute exceed tokensPerMinute', async () => {
-    const time = fakeTime()
-    const limiter = createRateLimiter(
-      createJudgeLimiter({ maxConcurrency: 10 }),
-      () => ({ tokensPerMinute: 1000 }),
-      time,
-    )
+    const { time, limiter } = rateLimited({ tokensPerMinute: 1000 })
     await limiter.schedule(key, async () => ({ text: 'ok', usage: { inputTokens: 1000, outputTokens: 200 } }))
     const started: number[] = []
     await limiter.schedule(key, async () => started.push(time.now()))

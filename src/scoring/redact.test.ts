@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { createRedactor, REDACTION_BUILTINS, redactDeep } from './redact.ts'
 
+// Secrets longer than a row of the table below.
+const GITHUB_FINE_GRAINED_TOKEN =
+  'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123'
+const JSON_WEB_TOKEN =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'
+
 describe('redaction', () => {
   const redact = createRedactor({ builtins: REDACTION_BUILTINS })
 
@@ -19,19 +25,11 @@ describe('redaction', () => {
   })
 
   it.each([
-    [
-      'a fine-grained GitHub token',
-      'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123',
-      'api-key',
-    ],
+    ['a fine-grained GitHub token', GITHUB_FINE_GRAINED_TOKEN, 'api-key'],
     ['a classic GitHub token', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'api-key'],
     ['an AWS access key id', 'AKIAIOSFODNN7EXAMPLE', 'api-key'],
     ['an AWS secret access key', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'api-key'],
-    [
-      'a JSON Web Token',
-      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
-      'bearer-token',
-    ],
+    ['a JSON Web Token', JSON_WEB_TOKEN, 'bearer-token'],
     ['a lower-case bearer token', 'bearer abcdefghijklmnop1234', 'bearer-token'],
     ['a card number with dots', '4111.1111.1111.1111', 'card-number'],
     ['a card number with spaces', '5500 0000 0000 0004', 'card-number'],

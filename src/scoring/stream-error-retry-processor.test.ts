@@ -21,6 +21,11 @@ function apiError(statusCode: number, extra: Partial<ConstructorParameters<typeo
   })
 }
 
+/** A 429 answer with these response headers. */
+function tooManyRequests(responseHeaders: Record<string, string>) {
+  return apiError(429, { responseHeaders })
+}
+
 function args(error: unknown, retryCount = 0, abortSignal?: AbortSignal): ProcessAPIErrorArgs {
   return {
     error,
@@ -295,75 +300,45 @@ const delays: DelayRow[] = [
   ['infinite delayMs counts as 0', { delayMs: Number.POSITIVE_INFINITY }, apiError(429), 0],
   ['delayMs function', { delayMs: () => 1_234 }, apiError(429), 1_234],
   ['async delayMs function', { delayMs: async () => 77 }, apiError(429), 77],
-  ['retry-after-ms header', {}, apiError(429, { responseHeaders: { 'retry-after-ms': '1500' } }), 1_500],
-  [
-    'Retry-After seconds, any header case',
-    {},
-    apiError(429, { responseHeaders: { 'Retry-After': '2' } }),
-    2_000,
-  ],
+  ['retry-after-ms header', {}, tooManyRequests({ 'retry-after-ms': '1500' }), 1_500],
+  ['Retry-After seconds, any header case', {}, tooManyRequests({ 'Retry-After': '2' }), 2_000],
   [
     'retry-after-ms wins over retry-after',
     {},
-    apiError(429, { responseHeaders: { 'retry-after-ms': '10', 'retry-after': '9' } }),
+    tooManyRequests({ 'retry-after-ms': '10', 'retry-after': '9' }),
     10,
   ],
   [
     'unusable retry-after-ms falls back to retry-after',
     {},
-    apiError(429, { responseHeaders: { 'retry-after-ms': '1.5', 'retry-after': '3' } }),
+    tooManyRequests({ 'retry-after-ms': '1.5', 'retry-after': '3' }),
     3_000,
   ],
-  ['decimal Retry-After is ignored', {}, apiError(429, { responseHeaders: { 'retry-after': '1.5' } }), 0],
-  [
-    'Retry-After HTTP date',
-    {},
-    apiError(429, { responseHeaders: { 'retry-after': 'Mon, 30 Nov 2026 10:00:05 GMT' } }),
-    5_000,
-  ],
+  ['decimal Retry-After is ignored', {}, tooManyRequests({ 'retry-after': '1.5' }), 0],
+  ['Retry-After HTTP date', {}, tooManyRequests({ 'retry-after': 'Mon, 30 Nov 2026 10:00:05 GMT' }), 5_000],
   [
     'Retry-After date in the past',
     {},
-    apiError(429, { responseHeaders: { 'retry-after': 'Mon, 30 Nov 2026 09:00:00 GMT' } }),
+    tooManyRequests({ 'retry-after': 'Mon, 30 Nov 2026 09:00:00 GMT' }),
     0,
   ],
-  ['Retry-After garbage', {}, apiError(429, { responseHeaders: { 'retry-after': 'soon' } }), 0],
-  [
-    'Retry-After capped at 30 s by default',
-    {},
-    apiError(429, { responseHeaders: { 'retry-after': '120' } }),
-    30_000,
-  ],
+  ['Retry-After garbage', {}, tooManyRequests({ 'retry-after': 'soon' }), 0],
+  ['Retry-After capped at 30 s by default', {}, tooManyRequests({ 'retry-after': '120' }), 30_000],
   [
     'maxRetryAfterMs raises the cap',
     { maxRetryAfterMs: 60_000 },
-    apiError(429, { responseHeaders: { 'retry-after': '120' } }),
+    tooManyRequests({ 'retry-after': '120' }),
     60_000,
   ],
   [
     'negative maxRetryAfterMs ignores Retry-After',
     { maxRetryAfterMs: -1 },
-    apiError(429, { responseHeaders: { 'retry-after': '120' } }),
+    tooManyRequests({ 'retry-after': '120' }),
     0,
   ],
-  [
-    'delay is the larger: delayMs',
-    { delayMs: 10_000 },
-    apiError(429, { responseHeaders: { 'retry-after': '2' } }),
-    10_000,
-  ],
-  [
-    'delay is the larger: Retry-After',
-    { delayMs: 1_000 },
-    apiError(429, { responseHeaders: { 'retry-after': '5' } }),
-    5_000,
-  ],
-  [
-    'the cap does not cap delayMs',
-    { delayMs: 50_000 },
-    apiError(429, { responseHeaders: { 'retry-after': '120' } }),
-    50_000,
-  ],
+  ['delay is the larger: delayMs', { delayMs: 10_000 }, tooManyRequests({ 'retry-after': '2' }), 10_000],
+  ['delay is the larger: Retry-After', { delayMs: 1_000 }, tooManyRequests({ 'retry-after': '5' }), 5_000],
+  ['the cap does not cap delayMs', { delayMs: 50_000 }, tooManyRequests({ 'retry-after': '120' }), 50_000],
   [
     'Retry-After read from a cause',
     {},
@@ -467,9 +442,7 @@ describe('StreamErrorRetryProcessor as configured in the createScorer spec examp
     for (const error of [apiError(401), apiError(400), new Error('maximum context length exceeded')]) {
       expect(await processor.processAPIError(args(error))).toEqual({ retry: false })
     }
-    expect(
-      await processor.processAPIError(args(apiError(429, { responseHeaders: { 'retry-after': '600' } }))),
-    ).toEqual({
+    expect(await processor.processAPIError(args(tooManyRequests({ 'retry-after': '600' })))).toEqual({
       retry: true,
     })
     expect(sleeps.at(-1)?.ms).toBe(30_000)

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream'
 import type { ScoreRecord } from '../model/index.ts'
-import { createRetryingDelivery } from './retrying-delivery.ts'
+import { createCountingSink } from './counting-sink.ts'
 import type { CountingSink } from './sink.ts'
 
 /**
@@ -42,17 +42,11 @@ export interface JsonlSinkConfig {
  * resolves when the stream has flushed the lines; a stream error rejects (no retry).
  */
 export function createJsonlSink({ stream = process.stdout }: JsonlSinkConfig = {}): CountingSink {
-  const delivery = createRetryingDelivery({ sink: 'jsonl', retry: { retries: 0 } })
-  return {
-    name: 'jsonl',
-    async deliver(records) {
-      if (records.length === 0) return
-      const text = records.map((r) => `${JSON.stringify(toScoreLine(r))}\n`).join('')
-      await delivery.run(records.length, () => write(stream, text))
-    },
-    close: async () => delivery.stop(),
-    stats: delivery.stats,
-  }
+  return createCountingSink('jsonl', { retry: { retries: 0 } }, async (records, delivery) => {
+    if (records.length === 0) return
+    const text = records.map((r) => `${JSON.stringify(toScoreLine(r))}\n`).join('')
+    await delivery.run(records.length, () => write(stream, text))
+  })
 }
 
 function write(stream: Writable, text: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { Kafka, type KafkaConfig, logLevel, type Producer } from 'kafkajs'
+import { createCountingSink } from './counting-sink.ts'
 import type { RetryOptions } from './retry-policy.ts'
-import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreMessageSchema, toScoreMessage } from './score-message.ts'
 import type { CountingSink } from './sink.ts'
 
@@ -42,15 +42,10 @@ export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink
           brokers: config.brokers,
         }).producer({ allowAutoTopicCreation: true })
   let connected: Promise<void> | undefined = owned ? undefined : Promise.resolve()
-  const delivery = createRetryingDelivery({
-    sink: 'kafka',
-    retry: config.retry,
-    sleep: config.sleep,
-    onRetry: config.onRetry,
-  })
-  return {
-    name: 'kafka',
-    async deliver(records) {
+  return createCountingSink(
+    'kafka',
+    config,
+    async (records, delivery) => {
       if (records.length === 0) return
       const messages = records.map((record) => {
         const message = toScoreMessage(record)
@@ -70,10 +65,8 @@ export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink
         await producer.send({ topic: config.topic, messages, acks: config.acks ?? -1 })
       })
     },
-    async close() {
-      delivery.stop()
+    async () => {
       if (owned && connected) await producer.disconnect()
     },
-    stats: delivery.stats,
-  }
+  )
 }

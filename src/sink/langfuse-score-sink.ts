@@ -1,10 +1,10 @@
 import { ConfigError } from '../config/config-error.ts'
 import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
+import { createCountingSink } from './counting-sink.ts'
 import { postJson } from './http-json.ts'
 import { type LangfuseDataType, type LangfuseScoreRequest, toLangfuseScore } from './langfuse-score.ts'
 import type { RetryOptions } from './retry-policy.ts'
-import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
 import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
@@ -51,31 +51,20 @@ export function createLangfuseScoreSink(config: LangfuseScoreSinkConfig = {}): C
     dataTypes: config.dataTypes,
   }
   const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
-  const delivery = createRetryingDelivery({
-    sink: 'langfuse',
-    retry: config.retry,
-    sleep: config.sleep,
-    onRetry: config.onRetry,
+  return createCountingSink('langfuse', config, async (records, delivery) => {
+    const scores = records
+      .filter(hasValidTarget)
+      .map((r) => toLangfuseScore(r, options))
+      .filter((s) => s !== undefined)
+    delivery.skip(records.length - scores.length)
+    if (scores.length === 0) return
+    // The API takes one score per request; a retry re-sends only those not yet acknowledged.
+    const pending = new Set<LangfuseScoreRequest>(scores)
+    await delivery.run(scores.length, async () => {
+      for (const score of pending) {
+        await postJson({ url: scoresUrl, body: score, headers, timeoutMs })
+        pending.delete(score)
+      }
+    })
   })
-  return {
-    name: 'langfuse',
-    async deliver(records) {
-      const scores = records
-        .filter(hasValidTarget)
-        .map((r) => toLangfuseScore(r, options))
-        .filter((s) => s !== undefined)
-      delivery.skip(records.length - scores.length)
-      if (scores.length === 0) return
-      // The API takes one score per request; a retry re-sends only those not yet acknowledged.
-      const pending = new Set<LangfuseScoreRequest>(scores)
-      await delivery.run(scores.length, async () => {
-        for (const score of pending) {
-          await postJson({ url: scoresUrl, body: score, headers, timeoutMs })
-          pending.delete(score)
-        }
-      })
-    },
-    close: async () => delivery.stop(),
-    stats: delivery.stats,
-  }
 }

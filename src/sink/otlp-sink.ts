@@ -1,12 +1,11 @@
 import { ExportResultCode } from '@opentelemetry/core'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
+import { createCountingSink, deliverTargetedBatches } from './counting-sink.ts'
 import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
 import { type OtlpSinkConfig, resolveOtlpSinkConfig } from './otlp-sink-config.ts'
 import type { RetryOptions } from './retry-policy.ts'
-import { createRetryingDelivery } from './retrying-delivery.ts'
 import { scoreSpanResource, toScoreSpan } from './score-span.ts'
 import { createScoreSpanExporter } from './score-span-exporter.ts'
-import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /**
@@ -26,31 +25,18 @@ function createOtlpSinkWithExporter(
 ): CountingSink {
   const maxBatchSize = config.maxBatchSize ?? 512
   const resource = scoreSpanResource(config.resourceAttributes)
-  const delivery = createRetryingDelivery({
-    sink: 'otlp',
-    retry: config.retry,
-    sleep: config.sleep,
-    onRetry: config.onRetry,
-  })
-  return {
-    name: 'otlp',
-    async deliver(all) {
-      const records = all.filter(hasValidTarget)
-      delivery.skip(all.length - records.length)
-      for (let start = 0; start < records.length; start += maxBatchSize) {
-        const batch = records.slice(start, start + maxBatchSize)
+  return createCountingSink(
+    'otlp',
+    config,
+    (records, delivery) =>
+      deliverTargetedBatches(records, maxBatchSize, delivery, (batch) => {
         const spans = batch.map((record) =>
           toScoreSpan(record, { resource, passThreshold: config.passThreshold }),
         )
-        await delivery.run(batch.length, () => exportSpans(exporter, spans))
-      }
-    },
-    close: () => {
-      delivery.stop()
-      return exporter.shutdown()
-    },
-    stats: delivery.stats,
-  }
+        return () => exportSpans(exporter, spans)
+      }),
+    () => exporter.shutdown(),
+  )
 }
 
 /** The OTLP/HTTP exporter for a resolved config: JSON or protobuf by protocol, score values as doubles. */

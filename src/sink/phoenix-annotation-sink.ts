@@ -1,11 +1,10 @@
 import { configDefaults } from '../config/defaults.ts'
 import { checkHttpUrl } from '../config/http-url.ts'
+import { createCountingSink, deliverTargetedBatches } from './counting-sink.ts'
 import { HttpStatusError, postJson } from './http-json.ts'
 import { toPhoenixAnnotation } from './phoenix-annotation.ts'
 import type { RetryOptions } from './retry-policy.ts'
-import { createRetryingDelivery } from './retrying-delivery.ts'
 import type { PassThreshold } from './score-attributes.ts'
-import { hasValidTarget } from './score-target.ts'
 import type { CountingSink } from './sink.ts'
 
 /** Configuration of the Phoenix span-annotation sink (the `PHOENIX_*` variables are read by `resolveConfig`). */
@@ -38,32 +37,17 @@ export function createPhoenixAnnotationSink(config: PhoenixAnnotationSinkConfig 
   const headers = { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...config.headers }
   const timeoutMs = config.timeoutMs ?? configDefaults.sinks.timeoutMs
   const batchSize = config.batchSize ?? 100
-  const delivery = createRetryingDelivery({
-    sink: 'phoenix',
-    retry: config.retry,
-    sleep: config.sleep,
-    onRetry: config.onRetry,
-  })
-  return {
-    name: 'phoenix',
-    async deliver(all) {
-      const records = all.filter(hasValidTarget)
-      delivery.skip(all.length - records.length)
-      for (let start = 0; start < records.length; start += batchSize) {
-        const data = records
-          .slice(start, start + batchSize)
-          .map((r) => toPhoenixAnnotation(r, config.passThreshold))
-        await delivery.run(data.length, async () => {
-          try {
-            await postJson({ url, body: { data }, headers, timeoutMs })
-          } catch (error) {
-            if (error instanceof HttpStatusError && error.status === 404) error.retryable = true
-            throw error
-          }
-        })
+  return createCountingSink('phoenix', config, (records, delivery) =>
+    deliverTargetedBatches(records, batchSize, delivery, (batch) => {
+      const data = batch.map((r) => toPhoenixAnnotation(r, config.passThreshold))
+      return async () => {
+        try {
+          await postJson({ url, body: { data }, headers, timeoutMs })
+        } catch (error) {
+          if (error instanceof HttpStatusError && error.status === 404) error.retryable = true
+          throw error
+        }
       }
-    },
-    close: async () => delivery.stop(),
-    stats: delivery.stats,
-  }
+    }),
+  )
 }

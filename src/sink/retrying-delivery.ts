@@ -46,7 +46,7 @@ interface RetryingDeliveryOptions extends RetryOptions {
 }
 
 /** Runs delivery attempts under a retry policy and keeps the sink's counters. */
-interface RetryingDelivery {
+export interface RetryingDelivery {
   /** Tries `attempt` until it resolves or the budget is spent; `records` is what is counted. */
   run(records: number, attempt: () => Promise<void>): Promise<void>
   /** Counts records that needed no delivery. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { evaluationAttributes, scoreLabel, scoreSpanAttributes } from './score-attributes.ts'
-import { scoreRecordFixture } from './testing/score-record-fixture.ts'
+import { lacking, scoreRecordFixture } from './testing/score-record-fixture.ts'
 import { tracescoreVersion } from './tracescore-version.ts'
 
 describe('scoreLabel', () => {
@@ -76,12 +76,7 @@ describe('scoreSpanAttributes', () => {
 
   it('leaves out what the record does not have', () => {
     const attributes = scoreSpanAttributes(
-      scoreRecordFixture({
-        agentName: undefined,
-        agentId: undefined,
-        judge: undefined,
-        samplingRate: undefined,
-      }),
+      scoreRecordFixture(lacking('agentName', 'agentId', 'judge', 'samplingRate')),
     )
     expect(Object.keys(attributes).filter((k) => /agent|judge|sampling/.test(k))).toEqual([])
   })

@@ -1,4 +1,4 @@
-import type { JudgeUsage, ScoreRecord } from '../model/index.ts'
+import type { ScoreRecord } from '../model/index.ts'
 import { scoreSpanId } from './score-span-id.ts'
 import { tracescoreVersion } from './tracescore-version.ts'
 
@@ -25,29 +25,15 @@ export const scoreMessageSchema = 'tracescore.score.v1'
  *   "tracescoreVersion": "0.1.0"
  * }
  * ```
- * Optional fields are omitted (never null) when the record has no value for them.
+ * Optional fields are omitted (never null) when the record has no value for them. The fields it
+ * shares with `ScoreRecord` mean what they mean there (trace and span ids lower-cased).
  */
-export interface ScoreMessage {
+export interface ScoreMessage extends Omit<ScoreRecord, 'incomplete'> {
   schema: typeof scoreMessageSchema
   id: string
-  traceId: string
-  spanId: string
-  runId: string
-  agentName?: string
-  agentId?: string
-  scorerId: string
-  scorerName: string
-  scorerKind: 'code' | 'llm'
-  score?: number
-  label?: string
-  reason?: string
-  error?: { type: string; message: string }
-  judge?: JudgeUsage
-  samplingRate?: number
   /** Present (true) when the run was rebuilt from a trace released incomplete; spans may be missing. */
   incomplete?: true
   timestamp: string
-  timestampMs: number
   tracescoreVersion: string
 }
 

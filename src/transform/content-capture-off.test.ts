@@ -11,6 +11,7 @@ import { z } from 'zod'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import type { AgentRun } from '../model/index.ts'
 import { extractAgentRuns } from './index.ts'
+import { toolError, toolResult } from './testing/tool-invocations.ts'
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
@@ -102,20 +103,8 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
     expect(
       run!.output[0]!.content.parts.map((p) => (p.type === 'tool-invocation' ? p.toolInvocation : p.type)),
     ).toEqual([
-      {
-        toolCallId: 'call_a',
-        toolName: 'lookup',
-        args: { id: 'A17' },
-        state: 'result',
-        result: { id: 'A17', ok: true },
-      },
-      {
-        toolCallId: 'call_b',
-        toolName: 'refund',
-        args: { id: 'A17' },
-        state: 'output-error',
-        errorText: 'refunds are closed',
-      },
+      toolResult('call_a', 'lookup', { id: 'A17' }, { id: 'A17', ok: true }),
+      toolError('call_b', 'refund', { id: 'A17' }, 'refunds are closed'),
       'step-start',
       'text',
     ])
@@ -138,13 +127,7 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
     expect(calls.sort((a, b) => a.toolCallId.localeCompare(b.toolCallId))).toEqual([
       { toolCallId: 'call_a', toolName: 'lookup', args: {}, state: 'call' },
       // The failed span keeps status ERROR but neither its message nor an exception event.
-      {
-        toolCallId: 'call_b',
-        toolName: 'refund',
-        args: {},
-        state: 'output-error',
-        errorText: 'error (message not recorded)',
-      },
+      toolError('call_b', 'refund', {}, 'error (message not recorded)'),
     ])
     expect(run.output[0]!.content.parts).toHaveLength(2)
     expect(run.output[0]!.content.content).toBe('')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentRun, type Span, StatusCode } from '../model/index.ts'
+import { type AgentRun, type Attributes, type Span, StatusCode } from '../model/index.ts'
 import { detectConvention, extractAgentRuns, spanRole } from './index.ts'
 import {
   agentsUnderDeepChain,
@@ -10,6 +10,7 @@ import {
 import { countOperations } from './testing/operation-count.ts'
 import { toolInvocations } from './testing/output-steps.ts'
 import { sid, span } from './testing/span-builder.ts'
+import { toolResult } from './testing/tool-invocations.ts'
 
 /** Small and large sizes: the large one is twice the small one. */
 const SIZE = 10_000
@@ -45,13 +46,7 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
     const long = runs.find((run) => run.agentName === 'long')!
     const calls = toolInvocations(long)
     expect(calls).toHaveLength(SIZE)
-    expect(calls[SIZE - 1]).toEqual({
-      toolCallId: `call${SIZE - 1}`,
-      toolName: 'lookup',
-      args: { i: SIZE - 1 },
-      state: 'result',
-      result: SIZE - 1,
-    })
+    expect(calls[SIZE - 1]).toEqual(toolResult(`call${SIZE - 1}`, 'lookup', { i: SIZE - 1 }, SIZE - 1))
     expect(runs.filter((run) => run !== long).every((run) => toolInvocations(run).length === 0)).toBe(true)
   })
 
@@ -132,34 +127,29 @@ describe('hostile inputs: the transform stays linear', { timeout: 120_000 }, () 
     expect(runs!.map((run) => run.spanId)).toEqual([sid('root'), sid('sub')])
     expect(runs![1]!.parentRunSpanId).toBe(sid('root'))
     expect(runs![0]!.input.inputMessages.map((message) => message.content.content)).toEqual(['go'])
-    expect(toolInvocations(runs![0]!)).toEqual([
-      { toolCallId: 'call_1', toolName: 'dig', args: { depth }, state: 'result', result: 'found' },
-    ])
+    expect(toolInvocations(runs![0]!)).toEqual([toolResult('call_1', 'dig', { depth }, 'found')])
   })
 })
 
 describe('hostile inputs: every tool call is kept', () => {
   const agent = span({ id: 'root', end: 100, attributes: { 'gen_ai.operation.name': 'invoke_agent' } })
+  /** A 1 ms span under the agent. */
+  const child = (id: string, start: number, attributes: Attributes) =>
+    span({ id, parent: 'root', start, end: start + 1, attributes })
   const tool = (id: string, start: number, args: unknown, result: unknown) =>
-    span({
-      id,
-      parent: 'root',
-      start,
-      end: start + 1,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'lookup',
-        'gen_ai.tool.call.id': 'call_1',
-        'gen_ai.tool.call.arguments': JSON.stringify(args),
-        'gen_ai.tool.call.result': JSON.stringify(result),
-      },
+    child(id, start, {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'lookup',
+      'gen_ai.tool.call.id': 'call_1',
+      'gen_ai.tool.call.arguments': JSON.stringify(args),
+      'gen_ai.tool.call.result': JSON.stringify(result),
     })
 
   it('two tool spans sharing a call id are two calls, and the run says so', () => {
     const runs = extractAgentRuns([agent, tool('t1', 10, { q: 'a' }, 'A'), tool('t2', 20, { q: 'b' }, 'B')])
     expect(toolInvocations(runs[0]!)).toEqual([
-      { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
-      { toolCallId: 'call_1', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
+      toolResult('call_1', 'lookup', { q: 'a' }, 'A'),
+      toolResult('call_1', 'lookup', { q: 'b' }, 'B'),
     ])
     expect(runs[0]!.notes).toContain(
       'tool call id call_1 is shared by several tool spans; each is kept as a call',
@@ -168,16 +158,10 @@ describe('hostile inputs: every tool call is kept', () => {
 
   it('a provider that numbers calls per response: the same id in two model calls is two calls, each with its own result', () => {
     const model = (id: string, start: number, prompt: unknown[], output: unknown[]) =>
-      span({
-        id,
-        parent: 'root',
-        start,
-        end: start + 1,
-        attributes: {
-          'gen_ai.operation.name': 'chat',
-          'gen_ai.input.messages': JSON.stringify(prompt),
-          'gen_ai.output.messages': JSON.stringify(output),
-        },
+      child(id, start, {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify(prompt),
+        'gen_ai.output.messages': JSON.stringify(output),
       })
     const user = { role: 'user', parts: [{ type: 'text', content: 'two lookups' }] }
     const call = (q: string) => ({
@@ -201,8 +185,8 @@ describe('hostile inputs: every tool call is kept', () => {
       ),
     ])
     expect(toolInvocations(runs[0]!)).toEqual([
-      { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'a' }, state: 'result', result: 'A' },
-      { toolCallId: 'call_0', toolName: 'lookup', args: { q: 'b' }, state: 'result', result: 'B' },
+      toolResult('call_0', 'lookup', { q: 'a' }, 'A'),
+      toolResult('call_0', 'lookup', { q: 'b' }, 'B'),
     ])
   })
 })

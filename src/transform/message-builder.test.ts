@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ChatMessage } from './chat-message.ts'
 import { buildOutputMessage, toMastraMessages } from './message-builder.ts'
+import { invocationPart, toolError, toolResult } from './testing/tool-invocations.ts'
 import type { ToolCallRecord } from './tool-calls.ts'
 
 const at = (index: number) => new Date(1_000 + index)
@@ -36,31 +37,11 @@ describe('toMastraMessages', () => {
       format: 2,
       parts: [
         { type: 'text', text: 'Checking.' },
-        {
-          type: 'tool-invocation',
-          toolInvocation: {
-            toolCallId: 'c1',
-            toolName: 'w',
-            args: { city: 'Paris' },
-            state: 'result',
-            result: 'rain',
-          },
-        },
-        {
-          type: 'tool-invocation',
-          toolInvocation: {
-            toolCallId: 'c2',
-            toolName: 'w',
-            args: { city: 'Oslo' },
-            state: 'output-error',
-            errorText: 'down',
-          },
-        },
+        invocationPart(toolResult('c1', 'w', { city: 'Paris' }, 'rain')),
+        invocationPart(toolError('c2', 'w', { city: 'Oslo' }, 'down')),
       ],
       content: 'Checking.',
-      toolInvocations: [
-        { toolCallId: 'c1', toolName: 'w', args: { city: 'Paris' }, state: 'result', result: 'rain' },
-      ],
+      toolInvocations: [toolResult('c1', 'w', { city: 'Paris' }, 'rain')],
     })
   })
 
@@ -73,10 +54,7 @@ describe('toMastraMessages', () => {
       { idPrefix: 'h', createdAt: at, context: {} },
     )
     expect(messages).toHaveLength(1)
-    expect(messages[0]!.content.parts[1]).toEqual({
-      type: 'tool-invocation',
-      toolInvocation: { toolCallId: 'x', toolName: 'w', args: {}, state: 'result', result: 1 },
-    })
+    expect(messages[0]!.content.parts[1]).toEqual(invocationPart(toolResult('x', 'w', {}, 1)))
   })
 
   it('joins user text parts with newlines in the content mirror, and keeps the last for assistants', () => {

@@ -3,6 +3,7 @@ import { extractAgentRuns } from './index.ts'
 import { sid, span } from './testing/span-builder.ts'
 
 const agent = (name: string) => ({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': name })
+const step = { 'gen_ai.operation.name': 'agent_step' }
 const tool = (name: string, id: string, result: string) => ({
   'gen_ai.operation.name': 'execute_tool',
   'gen_ai.tool.name': name,
@@ -16,22 +17,10 @@ describe('nested and sequential agent runs', () => {
   //            └ workflow span ─ invoke_agent writer (called directly, not through a tool)
   const spans = [
     span({ id: 'sup', start: 0, end: 100, attributes: agent('supervisor') }),
-    span({
-      id: 'st',
-      parent: 'sup',
-      start: 1,
-      end: 60,
-      attributes: { 'gen_ai.operation.name': 'agent_step' },
-    }),
+    span({ id: 'st', parent: 'sup', start: 1, end: 60, attributes: step }),
     span({ id: 'ask', parent: 'st', start: 2, end: 50, attributes: tool('ask', 'c-ask', '"30 days"') }),
     span({ id: 'res', parent: 'ask', start: 3, end: 49, attributes: agent('researcher') }),
-    span({
-      id: 'rst',
-      parent: 'res',
-      start: 4,
-      end: 48,
-      attributes: { 'gen_ai.operation.name': 'agent_step' },
-    }),
+    span({ id: 'rst', parent: 'res', start: 4, end: 48, attributes: step }),
     span({ id: 'srch', parent: 'rst', start: 5, end: 6, attributes: tool('search', 'c-search', '["doc"]') }),
     span({ id: 'wf', parent: 'sup', start: 61, end: 99, name: 'workflow', attributes: { custom: 'x' } }),
     span({ id: 'wri', parent: 'wf', start: 62, end: 98, attributes: agent('writer') }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseMessages, parsePromptInput } from './parse-messages.ts'
+import { invocationPart, toolError } from './testing/tool-invocations.ts'
 
 describe('parseMessages', () => {
   it('reads GenAI semconv messages, tool calls and both result keys', () => {
@@ -87,16 +88,7 @@ describe('parseMessages', () => {
           content: {
             format: 2,
             parts: [
-              {
-                type: 'tool-invocation',
-                toolInvocation: {
-                  toolCallId: 'c1',
-                  toolName: 'w',
-                  args: {},
-                  state: 'output-error',
-                  errorText: 'no',
-                },
-              },
+              invocationPart(toolError('c1', 'w', {}, 'no')),
               { type: 'step-start' },
               { type: 'text', text: 'Sorry.' },
             ],

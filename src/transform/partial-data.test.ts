@@ -4,6 +4,7 @@ import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import type { AttributeValue, Span } from '../model/index.ts'
 import { extractAgentRuns } from './index.ts'
 import { sid, span } from './testing/span-builder.ts'
+import { toolResult } from './testing/tool-invocations.ts'
 
 /** Keys that say what a span is; cutting them makes a different trace, not a damaged one. */
 const CLASSIFYING_KEYS = new Set([
@@ -310,8 +311,8 @@ describe('tool spans without a call id', () => {
       bare('t2', 4, '"two"'),
     ])
     expect(runs[0]!.output[0]!.content.toolInvocations).toEqual([
-      { toolCallId: 'c1', toolName: 'lookup', args: { id: 1 }, state: 'result', result: 'one' },
-      { toolCallId: 'c2', toolName: 'lookup', args: { id: 2 }, state: 'result', result: 'two' },
+      toolResult('c1', 'lookup', { id: 1 }, 'one'),
+      toolResult('c2', 'lookup', { id: 2 }, 'two'),
     ])
   })
 })

@@ -3,6 +3,7 @@ import type { Span } from '../model/index.ts'
 import { extractAgentRuns, findAgentSpans } from './index.ts'
 import { countOperations } from './testing/operation-count.ts'
 import { span } from './testing/span-builder.ts'
+import { toolResult } from './testing/tool-invocations.ts'
 
 /** Operations a linear transform may spend per span (it spends about 60); quadratic work runs out at once. */
 const OPERATIONS_PER_SPAN = 500
@@ -63,13 +64,7 @@ describe('extractAgentRuns at scale', { timeout: 120_000 }, () => {
     const { value: runs, exceeded } = counted(spans, extractAgentRuns)
     const calls = runs[0]!.output[0]!.content.toolInvocations!
     expect(calls).toHaveLength(12_500)
-    expect(calls[12_499]).toEqual({
-      toolCallId: 'c12499',
-      toolName: 'work',
-      args: { i: 12_499 },
-      state: 'result',
-      result: 12_499,
-    })
+    expect(calls[12_499]).toEqual(toolResult('c12499', 'work', { i: 12_499 }, 12_499))
     expect(exceeded).toBe(false)
   })
 

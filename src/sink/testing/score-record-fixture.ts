@@ -19,3 +19,8 @@ export function scoreRecordFixture(overrides: Partial<ScoreRecord> = {}): ScoreR
     ...overrides,
   }
 }
+
+/** Overrides that leave the named optional fields of `scoreRecordFixture` without a value. */
+export function lacking(...keys: (keyof ScoreRecord)[]): Partial<ScoreRecord> {
+  return Object.fromEntries(keys.map((key) => [key, undefined]))
+}

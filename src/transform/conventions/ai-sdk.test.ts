@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from '../index.ts'
 import { span } from '../testing/span-builder.ts'
+import { invocationPart, toolError, toolResult } from '../testing/tool-invocations.ts'
 
 const base = {
   'ai.telemetry.functionId': 'support',
@@ -108,10 +109,12 @@ function aiSdk6Trace(options: { withToolSpans?: boolean } = {}) {
 describe('extractAgentRuns on AI SDK ≤6 spans', () => {
   it('reads the prompt, metadata and final text', () => {
     const [run] = extractAgentRuns(aiSdk6Trace())
-    expect(run!.convention).toBe('ai-sdk')
-    expect(run!.agentName).toBe('support')
-    expect(run!.agentId).toBe('support')
-    expect(run!.conversationId).toBe('t9')
+    expect(run).toMatchObject({
+      convention: 'ai-sdk',
+      agentName: 'support',
+      agentId: 'support',
+      conversationId: 't9',
+    })
     expect(run!.requestContext).toEqual({ userId: 'u1', threadId: 't9', serviceName: 'test-service' })
     expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be helpful.' }])
     expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
@@ -121,26 +124,8 @@ describe('extractAgentRuns on AI SDK ≤6 spans', () => {
   it('joins tool spans with calls and results from the model messages', () => {
     const [run] = extractAgentRuns(aiSdk6Trace())
     expect(run!.output[0]!.content.parts).toEqual([
-      {
-        type: 'tool-invocation',
-        toolInvocation: {
-          toolCallId: 'c1',
-          toolName: 'lookup',
-          args: { id: 'A17' },
-          state: 'result',
-          result: { status: 'shipped' },
-        },
-      },
-      {
-        type: 'tool-invocation',
-        toolInvocation: {
-          toolCallId: 'c2',
-          toolName: 'web_search',
-          args: { q: 'A17' },
-          state: 'output-error',
-          errorText: 'quota',
-        },
-      },
+      invocationPart(toolResult('c1', 'lookup', { id: 'A17' }, { status: 'shipped' })),
+      invocationPart(toolError('c2', 'web_search', { q: 'A17' }, 'quota')),
       { type: 'step-start' },
       { type: 'text', text: 'It shipped.' },
     ])

@@ -2,18 +2,11 @@ import type { Span } from '../../model/index.ts'
 import type { ChatMessage, ChatPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseArgs, parseMessages, parsePromptInput } from '../parse-messages.ts'
-import {
-  hasAttribute,
-  isRecord,
-  parseIfStructured,
-  readJson,
-  readPrefixed,
-  readString,
-  setOwn,
-} from '../read-attribute.ts'
+import { hasAttribute, isRecord, readJson, readString } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { toolCallFromKeys } from './genai.ts'
 import { textsOfInstructions } from './instructions.ts'
+import { prefixedMetadata } from './prefixed-metadata.ts'
 
 const AGENT_OPERATIONS = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject'])
 
@@ -94,13 +87,5 @@ export const aiSdkReader: ConventionReader = {
       result: 'ai.toolCall.result',
     })
   },
-  metadata(span) {
-    const out: Record<string, unknown> = {}
-    for (const prefix of ['ai.settings.context', 'ai.telemetry.metadata']) {
-      for (const [key, value] of Object.entries(readPrefixed(span.attributes, prefix))) {
-        setOwn(out, key, parseIfStructured(value))
-      }
-    }
-    return out
-  },
+  metadata: (span) => prefixedMetadata(span.attributes, 'ai.settings.context', 'ai.telemetry.metadata'),
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { invocationPart, toolError, toolResult } from '../testing/tool-invocations.ts'
 
 const history = [
   { role: 'user', parts: [{ type: 'text', content: 'Hi' }] },
@@ -115,10 +116,12 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     expect(runs).toHaveLength(1)
     const run = runs[0]!
     expect(run.spanId).toBe(sid('a1'))
-    expect(run.convention).toBe('genai')
-    expect(run.agentName).toBe('weather')
-    expect(run.conversationId).toBe('conv-1')
-    expect(run.status).toBe('ok')
+    expect(run).toMatchObject({
+      convention: 'genai',
+      agentName: 'weather',
+      conversationId: 'conv-1',
+      status: 'ok',
+    })
     expect(run.requestContext).toEqual({ serviceName: 'test-service', userId: 'u-7' })
     expect(run.parentRunSpanId).toBeUndefined()
   })
@@ -140,26 +143,8 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
     const [message] = extractAgentRuns(aiSdk7Trace())[0]!.output
     expect(message!.role).toBe('assistant')
     expect(message!.content.parts).toEqual([
-      {
-        type: 'tool-invocation',
-        toolInvocation: {
-          toolCallId: 'call_1',
-          toolName: 'weather',
-          args: { city: 'Paris' },
-          state: 'result',
-          result: { sky: 'sunny' },
-        },
-      },
-      {
-        type: 'tool-invocation',
-        toolInvocation: {
-          toolCallId: 'call_2',
-          toolName: 'weather',
-          args: { city: 'Rome' },
-          state: 'output-error',
-          errorText: 'Rome is offline',
-        },
-      },
+      invocationPart(toolResult('call_1', 'weather', { city: 'Paris' }, { sky: 'sunny' })),
+      invocationPart(toolError('call_2', 'weather', { city: 'Rome' }, 'Rome is offline')),
       { type: 'step-start' },
       { type: 'text', text: 'Paris is sunny.' },
     ])
@@ -281,16 +266,7 @@ describe('extractAgentRuns on GenAI semconv spans', () => {
       }),
     ])
     expect(runs[0]!.output[0]!.content.parts).toEqual([
-      {
-        type: 'tool-invocation',
-        toolInvocation: {
-          toolCallId: 'fs_1',
-          toolName: 'file_search',
-          args: { q: 'A17' },
-          state: 'result',
-          result: ['doc-3'],
-        },
-      },
+      invocationPart(toolResult('fs_1', 'file_search', { q: 'A17' }, ['doc-3'])),
       { type: 'text', text: 'Found doc-3.' },
     ])
   })

@@ -3,6 +3,7 @@ import { type Attributes, type Span, StatusCode } from '../../model/index.ts'
 import { extractAgentRuns } from '../index.ts'
 import { toolInvocations } from '../testing/output-steps.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 const scope = { name: 'gcp.vertex.agent' }
 const adk = (spec: Parameters<typeof span>[0]): Span => ({ ...span(spec), scope })
@@ -80,13 +81,7 @@ describe('Google ADK (GenAI, native)', () => {
     expect(runs.map((run) => [run.spanId, run.agentName])).toEqual([[sid('tri'), 'triage']])
     expect(runs[0]!.input.systemMessages).toEqual([{ role: 'system', content: 'Route.' }])
     expect(toolInvocations(runs[0]!)).toEqual([
-      {
-        toolCallId: 'call_t',
-        toolName: 'transfer_to_agent',
-        args: { agent_name: 'billing' },
-        state: 'result',
-        result: { result: null },
-      },
+      toolResult('call_t', 'transfer_to_agent', { agent_name: 'billing' }, { result: null }),
     ])
     expect(runs[0]!.output[0]!.content.content).toBe('Refunded.')
   })

@@ -3,6 +3,7 @@ import { type Attributes, type Span, StatusCode } from '../../model/index.ts'
 import { extractAgentRuns } from '../index.ts'
 import { toolInvocations } from '../testing/output-steps.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 const scope = { name: 'openinference.instrumentation.langchain', version: '0.1.80' }
 
@@ -99,13 +100,7 @@ describe('LangChain / LangGraph (OpenInference)', () => {
   it('a one-argument tool gets its named argument, and its ToolMessage envelope is unwrapped', () => {
     const [run] = extractAgentRuns(reactAgent({ id: 'g', name: 'support-agent', start: 0 }))
     expect(toolInvocations(run!)).toEqual([
-      {
-        toolCallId: 'call_1',
-        toolName: 'lookup_order',
-        args: { orderId: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
+      toolResult('call_1', 'lookup_order', { orderId: 'A17' }, { status: 'shipped' }),
     ])
   })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 describe('extractAgentRuns on Mastra spans', () => {
   it('reads the pre-1.0 exporter layout (generic input/output, gen_ai.tool.input|output, agent.id)', () => {
@@ -49,20 +50,12 @@ describe('extractAgentRuns on Mastra spans', () => {
     ])
     expect(runs).toHaveLength(1)
     const run = runs[0]!
-    expect(run.convention).toBe('mastra')
-    expect(run.agentId).toBe('weather')
-    expect(run.conversationId).toBe('t-1')
+    expect(run).toMatchObject({ convention: 'mastra', agentId: 'weather', conversationId: 't-1' })
     expect(run.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
     expect(run.input.inputMessages.map((m) => m.content.content)).toEqual(['Weather in Oslo?'])
     // No call id recorded: the tool span id stands in.
     expect(run.output[0]!.content.toolInvocations).toEqual([
-      {
-        toolCallId: sid('t'),
-        toolName: 'weather',
-        args: { city: 'Oslo' },
-        state: 'result',
-        result: { tempC: -3 },
-      },
+      toolResult(sid('t'), 'weather', { city: 'Oslo' }, { tempC: -3 }),
     ])
     expect(run.output[0]!.content.content).toBe('Cold.')
   })

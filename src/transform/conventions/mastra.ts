@@ -8,13 +8,12 @@ import {
   parseIfStructured,
   parseJsonValue,
   readJson,
-  readPrefixed,
   readString,
-  setOwn,
 } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
 import { textsOfInstructions } from './instructions.ts'
+import { prefixedMetadata } from './prefixed-metadata.ts'
 
 const TOOL_TYPES = new Set(['tool_call', 'mcp_tool_call', 'provider_tool_call', 'client_tool_call'])
 const MODEL_TYPES = new Set(['model_generation', 'llm_generation'])
@@ -130,11 +129,5 @@ export const mastraReader: ConventionReader = {
       hasResult: resultKey !== undefined,
     }
   },
-  metadata(span) {
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'mastra.metadata'))) {
-      setOwn(out, key, parseIfStructured(value))
-    }
-    return out
-  },
+  metadata: (span) => prefixedMetadata(span.attributes, 'mastra.metadata'),
 }

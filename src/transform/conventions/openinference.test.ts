@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns, findAgentSpans } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 /** An OpenInference trace (e.g. an instrumented OpenAI Agents app): AGENT → LLM, TOOL, LLM, and a sub-agent. */
 function openInferenceTrace() {
@@ -98,9 +99,7 @@ function openInferenceTrace() {
 describe('extractAgentRuns on OpenInference spans', () => {
   it('builds the parent run from flattened messages and tool spans', () => {
     const [run] = extractAgentRuns(openInferenceTrace())
-    expect(run!.convention).toBe('openinference')
-    expect(run!.agentName).toBe('support')
-    expect(run!.conversationId).toBe('s-1')
+    expect(run).toMatchObject({ convention: 'openinference', agentName: 'support', conversationId: 's-1' })
     expect(run!.requestContext).toEqual({
       plan: 'pro',
       serviceName: 'test-service',
@@ -114,13 +113,7 @@ describe('extractAgentRuns on OpenInference spans', () => {
       ['assistant', 'Hi! What can I do?'],
     ])
     expect(run!.output[0]!.content.toolInvocations).toEqual([
-      {
-        toolCallId: 'call_1',
-        toolName: 'lookup',
-        args: { id: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
+      toolResult('call_1', 'lookup', { id: 'A17' }, { status: 'shipped' }),
     ])
     expect(run!.output[0]!.content.content).toBe('It shipped yesterday.')
   })

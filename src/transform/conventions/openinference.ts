@@ -8,12 +8,12 @@ import {
   isRecord,
   parseIfStructured,
   readJson,
-  readPrefixed,
   readString,
   setOwn,
 } from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { copyPrefixed } from './prefixed-metadata.ts'
 
 /** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
 export function kind(span: Span): string {
@@ -183,9 +183,7 @@ export const openInferenceReader: ConventionReader = {
     const out: Record<string, unknown> = {}
     const blob = readJson(span.attributes, 'metadata', notes, span.spanId)
     if (isRecord(blob)) for (const [key, value] of Object.entries(blob)) setOwn(out, key, value)
-    for (const [key, value] of Object.entries(readPrefixed(span.attributes, 'metadata'))) {
-      setOwn(out, key, parseIfStructured(value))
-    }
+    copyPrefixed(out, span.attributes, 'metadata')
     if (hasAttribute(span.attributes, 'tag.tags')) out.tags = parseIfStructured(span.attributes['tag.tags'])
     return out
   },

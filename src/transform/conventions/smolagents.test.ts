@@ -3,6 +3,7 @@ import { type Attributes, type Span, StatusCode } from '../../model/index.ts'
 import { extractAgentRuns } from '../index.ts'
 import { toolInvocations } from '../testing/output-steps.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 const scope = { name: 'openinference.instrumentation.smolagents', version: '0.1.43' }
 const smol = (spec: Parameters<typeof span>[0] & { kind: string }): Span => {
@@ -108,15 +109,7 @@ describe('smolagents (OpenInference)', () => {
       ['assistant', 'Hello!'],
     ])
     expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
-    expect(toolInvocations(run!)).toEqual([
-      {
-        toolCallId: 'c1',
-        toolName: 'lookup',
-        args: { id: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
-    ])
+    expect(toolInvocations(run!)).toEqual([toolResult('c1', 'lookup', { id: 'A17' }, { status: 'shipped' })])
     expect(run!.output[0]!.content.content).toBe('Shipped.')
   })
 

@@ -3,6 +3,7 @@ import type { Span } from '../../model/index.ts'
 import { extractAgentRuns } from '../index.ts'
 import { toolInvocations } from '../testing/output-steps.ts'
 import { span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 const scope = { name: 'strands.telemetry.tracer' }
 const strands = (spec: Parameters<typeof span>[0]): Span => ({ ...span(spec), scope })
@@ -73,13 +74,7 @@ describe('Strands Agents (GenAI, native)', () => {
     expect(run!.conversationId).toBe('conv-1')
     expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
     expect(toolInvocations(run!)).toEqual([
-      {
-        toolCallId: 'call_1',
-        toolName: 'lookup',
-        args: { orderId: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
+      toolResult('call_1', 'lookup', { orderId: 'A17' }, { status: 'shipped' }),
     ])
     // The text written alongside the call stays in its step; the final text has no trailing newline.
     expect(run!.output[0]!.content.parts.map((part) => part.type)).toEqual([

@@ -3,6 +3,7 @@ import type { Attributes } from '../../model/index.ts'
 import { extractAgentRuns, findAgentSpans } from '../index.ts'
 import { toolInvocations } from '../testing/output-steps.ts'
 import { sid, span } from '../testing/span-builder.ts'
+import { toolResult } from '../testing/tool-invocations.ts'
 
 const entity = (kind: string, name: string, input: unknown, output: unknown): Attributes => ({
   'traceloop.span.kind': kind,
@@ -74,13 +75,7 @@ describe('OpenLLMetry / Traceloop', () => {
   it('a tool call joins the indexed completion’s call; its arguments are the call envelope’s kwargs', () => {
     const [run] = extractAgentRuns(agentTrace())
     expect(toolInvocations(run!)).toEqual([
-      {
-        toolCallId: 'call_1',
-        toolName: 'lookup',
-        args: { orderId: 'A17' },
-        state: 'result',
-        result: { status: 'shipped' },
-      },
+      toolResult('call_1', 'lookup', { orderId: 'A17' }, { status: 'shipped' }),
     ])
   })
 

@@ -2,19 +2,11 @@ import type { Attributes, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
-import {
-  hasAttribute,
-  indexed,
-  isRecord,
-  parseIfStructured,
-  readJson,
-  readPrefixed,
-  readString,
-  setOwn,
-} from '../read-attribute.ts'
+import { hasAttribute, indexed, isRecord, readJson, readString } from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
+import { prefixedMetadata } from './prefixed-metadata.ts'
 
 const ASSOCIATION = 'traceloop.association.properties'
 
@@ -106,13 +98,7 @@ export const traceloopReader: ConventionReader = {
       hasResult: hasAttribute(attributes, 'traceloop.entity.output'),
     }
   },
-  metadata(span) {
-    const out: Record<string, unknown> = {}
-    for (const [key, value] of Object.entries(readPrefixed(span.attributes, ASSOCIATION))) {
-      setOwn(out, key, parseIfStructured(value))
-    }
-    return out
-  },
+  metadata: (span) => prefixedMetadata(span.attributes, ASSOCIATION),
 }
 
 function entity(span: Span, which: 'input' | 'output', notes: Notes): unknown {
