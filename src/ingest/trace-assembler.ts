@@ -129,30 +129,38 @@ export interface AssemblerStats {
 const SCAN_DUPLICATES_UP_TO = 16
 
 /**
- * Spans held for a trace, undecoded where their batch allows: span k is
- * `sources[k].span(indexes[k])`, with id `spanIds[k]`.
+ * Spans held for a trace, undecoded where their batch allows, as (batch, index) pairs in one array:
+ * span k is `held[2k].span(held[2k + 1])` (one array per trace rather than one per field: most
+ * traces are small and never scored, and each array is an allocation).
  */
 interface HeldSpans {
-  sources: SpanBatch[]
-  indexes: number[]
-  spanIds: string[]
+  held: (SpanBatch | number)[]
 }
+
+/** Shared by traces not holding any yet: never written to (an array is made on the first push). */
+const NONE = Object.freeze([]) as unknown as never[]
+
+const sourceOf = (held: HeldSpans['held'], k: number) => held[2 * k] as SpanBatch
+const indexOf = (held: HeldSpans['held'], k: number) => held[2 * k + 1] as number
+const countOf = (held: HeldSpans['held']) => held.length >> 1
 
 /** Makes the batches of the spans not yet owned (see `SpanBatch.own`) hold only their own bytes. */
 function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
   let last: SpanBatch | undefined
-  for (let k = trace.ownedUpTo; k < trace.sources.length; k++) {
-    const source = trace.sources[k]!
+  const count = countOf(trace.held)
+  for (let k = trace.ownedUpTo; k < count; k++) {
+    const source = sourceOf(trace.held, k)
     if (source !== last) source.own?.()
     last = source
   }
-  trace.ownedUpTo = trace.sources.length
+  trace.ownedUpTo = count
 }
 
 /** The held spans, decoded (in arrival order). */
-function decodeHeld(held: HeldSpans): Span[] {
-  const spans = new Array<Span>(held.indexes.length)
-  for (let k = 0; k < spans.length; k++) spans[k] = held.sources[k]!.span(held.indexes[k]!)
+function decodeHeld(trace: HeldSpans): Span[] {
+  const held = trace.held
+  const spans = new Array<Span>(countOf(held))
+  for (let k = 0; k < spans.length; k++) spans[k] = sourceOf(held, k).span(indexOf(held, k))
   return spans
 }
 
@@ -185,8 +193,15 @@ interface ReleasedTrace {
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
   /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
-  spans?: HeldSpans
+  spans?: HeldSpans | undefined
   bytes: number
+}
+
+/** The ids of the held spans, as a Set. */
+function heldIds(held: HeldSpans['held']): Set<string> {
+  const ids = new Set<string>()
+  for (let k = 0; k < held.length; k += 2) ids.add((held[k] as SpanBatch).spanId(held[k + 1] as number))
+  return ids
 }
 
 const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.endTimeUnixNano !== ''
@@ -411,18 +426,16 @@ export class TraceAssembler<R> {
   private openTrace(traceId: string, now: number): OpenTrace<R> {
     const trace: OpenTrace<R> = {
       traceId,
-      sources: [],
-      indexes: [],
-      spanIds: [],
+      held: NONE,
       idSet: undefined,
       bytes: 0,
       firstSeenMs: now,
       lastSpanMs: now,
-      agentSpanIds: [],
+      agentSpanIds: NONE,
       unendedAgents: 0,
       hasRoot: false,
       hasGenAi: false,
-      refs: [],
+      refs: NONE,
       supersedes: false,
       partial: false,
       inUnsettled: false,
@@ -453,11 +466,10 @@ export class TraceAssembler<R> {
       this.duplicateSpans++
       return firstOfRecord
     }
-    trace.sources.push(batch)
-    trace.indexes.push(i)
-    trace.spanIds.push(spanId)
+    if (trace.held.length === 0) trace.held = [batch, i]
+    else trace.held.push(batch, i)
     if (trace.idSet !== undefined) trace.idSet.add(spanId)
-    else if (trace.spanIds.length > SCAN_DUPLICATES_UP_TO) trace.idSet = new Set(trace.spanIds)
+    else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
     const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
@@ -513,7 +525,7 @@ export class TraceAssembler<R> {
       for (let k = 0; k < spans.length; k++) this.append(trace, spans, k, -1, now, ref)
     }
     released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
-    trace.refs = []
+    trace.refs = NONE
     for (const i of indexes) this.append(trace, batch, i, perSpanBytes, now, ref)
     this.rereleased++
     return true
@@ -522,8 +534,10 @@ export class TraceAssembler<R> {
   /** True when the trace already holds a span with this id. */
   private hasSpan(trace: OpenTrace<R>, spanId: string): boolean {
     if (trace.idSet !== undefined) return trace.idSet.has(spanId)
-    const ids = trace.spanIds
-    for (let i = 0; i < ids.length; i++) if (ids[i] === spanId) return true
+    const held = trace.held
+    for (let k = 0; k < held.length; k += 2) {
+      if ((held[k] as SpanBatch).spanId(held[k + 1] as number) === spanId) return true
+    }
     return false
   }
 
@@ -549,9 +563,9 @@ export class TraceAssembler<R> {
     // Spans are kept for a later re-score, except when the cap is what released the trace.
     if (this.rescoreLateSpans && reason !== 'cap') {
       ownBytes(trace)
-      remembered.spans = { sources: trace.sources, indexes: trace.indexes, spanIds: trace.spanIds }
+      remembered.spans = { held: trace.held }
       remembered.bytes = trace.bytes
-      this.retainedSpans += trace.indexes.length
+      this.retainedSpans += countOf(trace.held)
       this.retainedBytes += trace.bytes
     }
     this.released.set(trace.traceId, remembered)
@@ -562,14 +576,14 @@ export class TraceAssembler<R> {
   private remove(trace: OpenTrace<R>): void {
     this.open.delete(trace.traceId)
     trace.inUnsettled = false // its queue entries turn stale
-    this.bufferedSpans -= trace.indexes.length
+    this.bufferedSpans -= countOf(trace.held)
     this.bufferedBytes -= trace.bytes
   }
 
   private dropReleased(traceId: string, released: ReleasedTrace): void {
     this.released.delete(traceId)
     if (released.spans !== undefined) {
-      this.retainedSpans -= released.spans.indexes.length
+      this.retainedSpans -= countOf(released.spans.held)
       this.retainedBytes -= released.bytes
     }
   }
@@ -607,7 +621,7 @@ export class TraceAssembler<R> {
         if (!over()) return
         const released = this.releasedOrder[i]
         if (released === undefined || released.spans === undefined) continue
-        this.retainedSpans -= released.spans.indexes.length
+        this.retainedSpans -= countOf(released.spans.held)
         this.retainedBytes -= released.bytes
         released.spans = undefined
         released.bytes = 0
