@@ -166,6 +166,8 @@ function decodeHeld(trace: HeldSpans): Span[] {
 
 interface OpenTrace<R> extends HeldSpans {
   traceId: string
+  /** True while buffered; false once released or dropped (its entries in the queues are then stale). */
+  isOpen: boolean
   /** Span ids as a Set, built only once the trace outgrows {@link SCAN_DUPLICATES_UP_TO} spans. */
   idSet: Set<string> | undefined
   bytes: number
@@ -189,6 +191,8 @@ interface OpenTrace<R> extends HeldSpans {
 
 interface ReleasedTrace {
   traceId: string
+  /** Always false: tells a remembered trace from an open one in `traces`. */
+  readonly isOpen: false
   releasedMs: number
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
@@ -224,8 +228,22 @@ export class TraceAssembler<R> {
   private readonly lateWindowMs: number
   private readonly maxReleasedTraces: number
 
-  /** Open traces in order of first arrival (oldest first). */
-  private readonly open = new Map<string, OpenTrace<R>>()
+  /**
+   * Every trace the assembler knows, by id: open (buffered) ones and released ones remembered to
+   * recognise late spans. One Map for both: a trace's release replaces its entry's value rather
+   * than deleting it from one Map and inserting it into another (on traffic of many small traces
+   * never scored, these Map operations were most of the assembler's own time).
+   */
+  private readonly traces = new Map<string, OpenTrace<R> | ReleasedTrace>()
+  /**
+   * Open traces in order of first arrival (oldest first); entries of traces no longer open are
+   * stale and skipped (and dropped when they outnumber the open ones).
+   */
+  private openOrder: (OpenTrace<R> | undefined)[] = []
+  private openHead = 0
+  private openCount = 0
+  /** Released traces remembered in `traces`. */
+  private releasedSize = 0
   /**
    * Open traces not yet settled, in order of their last span's arrival: entry i is a trace and the
    * time of a span of it. An entry is stale once the trace got a later span (it has a newer entry)
@@ -235,7 +253,6 @@ export class TraceAssembler<R> {
   private unsettledTraces: (OpenTrace<R> | undefined)[] = []
   private unsettledMs: number[] = []
   private unsettledHead = 0
-  private readonly released = new Map<string, ReleasedTrace>()
   /**
    * Released traces in order of release (oldest first; entries no longer in `released` are skipped),
    * so forgetting the oldest does not walk a Map from its start: a Map keeps the holes of deleted
@@ -295,10 +312,11 @@ export class TraceAssembler<R> {
       const traceId = batch.traceId(i)
       if (traceId !== lastTraceId || trace === undefined) {
         lastTraceId = traceId
-        trace = this.open.get(traceId)
-      }
-      if (trace === undefined) {
-        if (this.released.has(traceId)) {
+        const known = this.traces.get(traceId)
+        if (known === undefined) trace = this.openTrace(traceId, now)
+        else if (known.isOpen) trace = known as OpenTrace<R>
+        else {
+          trace = undefined
           late++
           lateByTrace ??= new Map()
           const list = lateByTrace.get(traceId)
@@ -306,7 +324,6 @@ export class TraceAssembler<R> {
           else list.push(i)
           continue
         }
-        trace = this.openTrace(traceId, now)
       }
       if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
     }
@@ -342,16 +359,20 @@ export class TraceAssembler<R> {
       this.unsettledMs = times.slice(this.unsettledHead)
       this.unsettledHead = 0
     }
-    for (const trace of this.open.values()) {
+    for (let trace = this.oldestOpen(); trace !== undefined; trace = this.oldestOpen()) {
       if (now - trace.firstSeenMs < this.maxTraceAgeMs) break
       this.release(trace, 'age', now)
     }
     // A trace open past its quiet period may stay for minutes: let it keep only its records' bytes,
     // not the consumer buffers (whole fetch responses) around them.
-    for (const trace of this.open.values()) {
+    const order = this.openOrder
+    for (let i = this.openHead; i < order.length; i++) {
+      const trace = order[i]!
+      if (!trace.isOpen) continue
       if (now - trace.firstSeenMs < this.settleMs) break
       ownBytes(trace)
     }
+    this.compactOpenOrder()
     this.forgetReleased(now)
     return this.ready.splice(0, this.ready.length)
   }
@@ -359,7 +380,7 @@ export class TraceAssembler<R> {
   /** Releases every open trace now, whatever its state (end of a file, a final drain). */
   flush(): ReadyTrace<R>[] {
     const now = this.now()
-    for (const trace of this.open.values()) this.release(trace, 'flush', now)
+    for (const trace of this.openTraces()) this.release(trace, 'flush', now)
     return this.ready.splice(0, this.ready.length)
   }
 
@@ -369,7 +390,7 @@ export class TraceAssembler<R> {
    */
   discard(recordMatches: (ref: R) => boolean): number {
     let dropped = 0
-    for (const trace of this.open.values()) {
+    for (const trace of this.openTraces()) {
       if (trace.refs.length > 0 && trace.refs.every(recordMatches)) {
         this.remove(trace)
         dropped++
@@ -389,18 +410,21 @@ export class TraceAssembler<R> {
    */
   forget(traceIds: Iterable<string>): void {
     for (const traceId of traceIds) {
-      const released = this.released.get(traceId)
-      if (released !== undefined) this.dropReleased(traceId, released)
+      const released = this.traces.get(traceId)
+      if (released !== undefined && !released.isOpen) this.dropReleased(traceId, released as ReleasedTrace)
     }
   }
 
   /** Forgets everything: open traces, pending releases and released ids (a consumer-group rejoin). */
   clear(): void {
-    this.open.clear()
+    this.traces.clear()
+    this.openOrder = []
+    this.openHead = 0
+    this.openCount = 0
+    this.releasedSize = 0
     this.unsettledTraces = []
     this.unsettledMs = []
     this.unsettledHead = 0
-    this.released.clear()
     this.releasedOrder = []
     this.releasedHead = 0
     this.ready.length = 0
@@ -413,7 +437,7 @@ export class TraceAssembler<R> {
   /** Totals for metrics and backpressure. */
   stats(): AssemblerStats {
     return {
-      openTraces: this.open.size,
+      openTraces: this.openCount,
       bufferedSpans: this.bufferedSpans + this.retainedSpans,
       bufferedBytes: this.bufferedBytes + this.retainedBytes,
       releasedTraces: this.releasedCount,
@@ -426,6 +450,7 @@ export class TraceAssembler<R> {
   private openTrace(traceId: string, now: number): OpenTrace<R> {
     const trace: OpenTrace<R> = {
       traceId,
+      isOpen: true,
       held: NONE,
       idSet: undefined,
       bytes: 0,
@@ -441,7 +466,9 @@ export class TraceAssembler<R> {
       inUnsettled: false,
       ownedUpTo: 0,
     }
-    this.open.set(traceId, trace)
+    this.traces.set(traceId, trace)
+    this.openOrder.push(trace)
+    this.openCount++
     return trace
   }
 
@@ -508,7 +535,7 @@ export class TraceAssembler<R> {
     now: number,
     ref: R,
   ): boolean {
-    const released = this.released.get(traceId)!
+    const released = this.traces.get(traceId) as ReleasedTrace
     const newAgent = indexes.some((i) => {
       const span = batch.candidate(i)
       return span !== undefined && this.isAgentRunSpan(span) && !released.agentSpanIds.includes(span.spanId)
@@ -547,7 +574,7 @@ export class TraceAssembler<R> {
   }
 
   private release(trace: OpenTrace<R>, reason: ReleaseReason, now: number): void {
-    this.remove(trace)
+    this.close(trace)
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
       scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))
@@ -556,6 +583,7 @@ export class TraceAssembler<R> {
     this.releasedCount++
     const remembered: ReleasedTrace = {
       traceId: trace.traceId,
+      isOpen: false,
       releasedMs: now,
       agentSpanIds: scored === undefined ? trace.agentSpanIds : [...scored, ...agentSpanIds],
       bytes: 0,
@@ -568,20 +596,30 @@ export class TraceAssembler<R> {
       this.retainedSpans += countOf(trace.held)
       this.retainedBytes += trace.bytes
     }
-    this.released.set(trace.traceId, remembered)
+    this.traces.set(trace.traceId, remembered) // in place of the open trace: no delete and insert
+    this.releasedSize++
     this.releasedOrder.push(remembered)
-    if (this.released.size > this.maxReleasedTraces) this.forgetReleased(now)
+    if (this.releasedSize > this.maxReleasedTraces) this.forgetReleased(now)
   }
 
+  /** Drops an open trace (not released: its records are read again by whoever reads them next). */
   private remove(trace: OpenTrace<R>): void {
-    this.open.delete(trace.traceId)
-    trace.inUnsettled = false // its queue entries turn stale
+    this.traces.delete(trace.traceId)
+    this.close(trace)
+  }
+
+  /** Takes a trace out of the open ones (its entry in `traces` is the caller's to replace or delete). */
+  private close(trace: OpenTrace<R>): void {
+    trace.isOpen = false // its queue entries turn stale
+    this.openCount--
+    trace.inUnsettled = false
     this.bufferedSpans -= countOf(trace.held)
     this.bufferedBytes -= trace.bytes
   }
 
   private dropReleased(traceId: string, released: ReleasedTrace): void {
-    this.released.delete(traceId)
+    this.traces.delete(traceId)
+    this.releasedSize--
     if (released.spans !== undefined) {
       this.retainedSpans -= countOf(released.spans.held)
       this.retainedBytes -= released.bytes
@@ -594,12 +632,12 @@ export class TraceAssembler<R> {
     while (this.releasedHead < order.length) {
       const released = order[this.releasedHead]!
       // Superseded by a later release of the same trace (or already dropped): only its slot is left.
-      if (this.released.get(released.traceId) !== released) {
+      if (this.traces.get(released.traceId) !== released) {
         order[this.releasedHead++] = undefined
         continue
       }
       const expired = now - released.releasedMs >= this.lateWindowMs
-      if (!expired && this.released.size <= this.maxReleasedTraces) break
+      if (!expired && this.releasedSize <= this.maxReleasedTraces) break
       order[this.releasedHead++] = undefined
       this.dropReleased(released.traceId, released)
     }
@@ -628,9 +666,42 @@ export class TraceAssembler<R> {
       }
     }
     const now = this.now()
-    for (const trace of this.open.values()) {
-      if (!over()) return
+    for (let trace = this.oldestOpen(); trace !== undefined; trace = this.oldestOpen()) {
+      if (!over()) break
       this.release(trace, 'cap', now)
+    }
+    this.compactOpenOrder()
+  }
+
+  /** The open trace that arrived first (stale entries before it are dropped from the queue). */
+  private oldestOpen(): OpenTrace<R> | undefined {
+    const order = this.openOrder
+    while (this.openHead < order.length) {
+      const trace = order[this.openHead]!
+      if (trace.isOpen) return trace
+      order[this.openHead++] = undefined
+    }
+    return undefined
+  }
+
+  /** The open traces, oldest first (a copy: releasing them while iterating is safe). */
+  private openTraces(): OpenTrace<R>[] {
+    const out: OpenTrace<R>[] = []
+    const order = this.openOrder
+    for (let i = this.openHead; i < order.length; i++) if (order[i]!.isOpen) out.push(order[i]!)
+    return out
+  }
+
+  /** Drops the queue's stale entries once they outnumber the open traces (or its consumed head is long). */
+  private compactOpenOrder(): void {
+    const order = this.openOrder
+    const entries = order.length - this.openHead
+    if (entries > 1024 && entries > 2 * this.openCount) {
+      this.openOrder = this.openTraces()
+      this.openHead = 0
+    } else if (this.openHead > 1024 && this.openHead * 2 > order.length) {
+      this.openOrder = order.slice(this.openHead)
+      this.openHead = 0
     }
   }
 }
