@@ -114,6 +114,23 @@ describe('scanOtlpProto', () => {
     expect(spansOf(scanned)).toEqual(decodeOtlpProto(payload))
   })
 
+  it('decodes the spans after the first candidate of a scope during the scan, with the resource and scope the decoder gives them wherever they are written', () => {
+    const payload = encodeOtlpProto(generateAgentTraffic({ runs: 3 }).spans)
+    const scanned = scanOtlpProto(payload)
+    const work = decodeWork()
+    for (let i = 1; i < scanned.length; i++) expect(scanned.candidate(i)).toBe(scanned.span(i))
+    expect(decodeWork()).toBe(work) // decoded already
+    expect(spansOf(scanned)).toEqual(decodeOtlpProto(payload))
+    const gen = new SpanGenerator(rng(21))
+    for (let i = 0; i < 100; i++) {
+      const request = gen.request()
+      expect(expectSameAsDecode(encodeProto(request, { resourceLast: true }))).toBe('accepted')
+      expect(expectSameAsDecode(encodeProto(request, { resourceLast: true, unknownFields: true }))).toBe(
+        'accepted',
+      )
+    }
+  })
+
   it('keeps its spans intact when it copies its bytes out of a buffer that is then overwritten', () => {
     const payload = encodeProto(new SpanGenerator(rng(14)).request())
     const expected = decodeOtlpProto(payload)

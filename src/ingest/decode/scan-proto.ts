@@ -94,7 +94,8 @@ export class ScannedSpans {
   /**
    * Span `i` decoded (see {@link span}) when it may be an agent, model or tool span in some
    * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event or a name
-   * starting with `ai.`. Undefined for any other span, which no convention's role reads as GenAI.
+   * starting with `ai.`, or it follows such a span in its `ScopeSpans` (then it was decoded during
+   * the scan). Undefined for any other span, which no convention's role reads as GenAI.
    */
   candidate(i: number): Span | undefined {
     if ((this.info[i * STRIDE + 2]! & CANDIDATE) === 0) return undefined
@@ -137,13 +138,27 @@ export class ScannedSpans {
     return this.info[i * STRIDE + 1]! - this.info[i * STRIDE]!
   }
 
-  /** @internal Takes the spans gathered in the scratch arrays, as arrays of their exact size. */
+  /**
+   * @internal Takes the spans gathered in the scratch arrays, as arrays of their exact size, and
+   * the spans decoded during the scan, which get their resource and scope now that both are known.
+   */
   takeSpans(count: number): void {
     this.length = count
     if (count === 0) return
     this.traceIds = scratchTraceIds.slice(0, count)
     this.spanIds = scratchSpanIds.slice(0, count)
     this.info = scratchInfo.slice(0, count * STRIDE)
+    if (scratchDecoded.length === 0) return
+    const decoded = new Array<Span | undefined>(count).fill(undefined)
+    for (let k = 0; k < scratchDecoded.length; k += 2) {
+      const i = scratchDecoded[k] as number
+      const span = scratchDecoded[k + 1] as Span
+      const group = this.info[i * STRIDE + 3]!
+      span.resource = this.resources[group]!
+      span.scope = this.scopes[group]!
+      decoded[i] = span
+    }
+    this.decoded = decoded
   }
 }
 
@@ -159,9 +174,12 @@ let scratchTraceIds: string[] = []
 let scratchSpanIds: string[] = []
 let scratchInfo: number[] = []
 let scratchCount = 0
+/** Spans decoded during the scan of the record, as (index, span) pairs. */
+const scratchDecoded: (number | Span)[] = []
 
 /** Drops the scratch arrays after a record with unusually many spans, so they do not stay that large. */
 function resetScratch(): void {
+  scratchDecoded.length = 0
   if (scratchTraceIds.length <= 4096) return
   scratchTraceIds = []
   scratchSpanIds = []
@@ -211,17 +229,51 @@ function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void
   const group = out.resources.length
   out.resources.push(NO_RESOURCE)
   out.scopes.push(NO_SCOPE)
+  // Once a span of the group is a candidate, the group's next spans are decoded at once rather than
+  // scanned and then decoded (the assembler decodes candidates anyway): the instrumentation scope
+  // that wrote one GenAI span (an agent framework's) mostly writes GenAI spans. A span so decoded
+  // counts as a candidate, as every span of a decoded batch does; the predicates tell.
+  let decodeNext = false
   out.scopes[group] = readScopeField(r, end, (tag) => {
-    if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group)
-    else r.skip(tag, end)
+    if (tag !== SS_SPANS) r.skip(tag, end)
+    else if (decodeNext) decodeSpan(r, r.lengthEnd(end), group)
+    else decodeNext = (scanSpan(r, r.lengthEnd(end), group) & CANDIDATE) !== 0
   })
+}
+
+/** Decodes one `Span` message (`r.pos..end`) during the scan; its resource and scope are set at the end. */
+function decodeSpan(r: ProtobufReader, end: number, group: number): void {
+  const start = r.pos
+  const span = readSpan(r, end, NO_RESOURCE, NO_SCOPE, true)
+  const root = span.parentSpanId === undefined ? ROOT : 0
+  scratchDecoded.push(addScanned(span.traceId, span.spanId, start, end, root | CANDIDATE, group), span)
+}
+
+/** Adds a span to the scratch arrays; returns its index. */
+function addScanned(
+  traceId: string,
+  spanId: string,
+  start: number,
+  end: number,
+  flags: number,
+  group: number,
+) {
+  const n = scratchCount++
+  scratchTraceIds[n] = traceId
+  scratchSpanIds[n] = spanId
+  const at = n * STRIDE
+  scratchInfo[at] = start
+  scratchInfo[at + 1] = end
+  scratchInfo[at + 2] = flags
+  scratchInfo[at + 3] = group
+  return n
 }
 
 const NO_RESOURCE: Attributes = Object.freeze({}) as Attributes
 const NO_SCOPE: InstrumentationScope = Object.freeze({ name: '' })
 
-/** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks. */
-function scanSpan(r: ProtobufReader, end: number, group: number): void {
+/** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks; returns its flags. */
+function scanSpan(r: ProtobufReader, end: number, group: number): number {
   const start = r.pos
   let traceId = ''
   let spanId = ''
@@ -275,14 +327,8 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
   if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
   const flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
-  const n = scratchCount++
-  scratchTraceIds[n] = traceId
-  scratchSpanIds[n] = spanId
-  const at = n * STRIDE
-  scratchInfo[at] = start
-  scratchInfo[at + 1] = end
-  scratchInfo[at + 2] = flags
-  scratchInfo[at + 3] = group
+  addScanned(traceId, spanId, start, end, flags, group)
+  return flags
 }
 
 /** Checks a parent span id (0 or 8 bytes) and tells whether it marks a root (empty or all zeros). */
