@@ -256,7 +256,7 @@ export function readId(r: ProtobufReader, end: number, bytes: number, what: stri
 }
 
 /** A parent span id; empty or all zeros means a root span (undefined). */
-function readParentId(r: ProtobufReader, end: number): string | undefined {
+export function readParentId(r: ProtobufReader, end: number): string | undefined {
   const idEnd = r.lengthEnd(end)
   if (idEnd === r.pos) return undefined
   if (idEnd - r.pos !== SPAN_ID_BYTES) {

@@ -35,6 +35,7 @@ import {
   STATUS_MESSAGE,
   TRACE_ID_BYTES,
 } from './read-span.ts'
+import { readRoleView } from './role-view.ts'
 
 const ROOT = 1
 const CANDIDATE = 2
@@ -71,8 +72,6 @@ export class ScannedSpans {
   /** @internal */
   readonly scopes: InstrumentationScope[] = []
   private reader: ProtobufReader | undefined
-  /** Candidates decoded so far, by index: {@link span} hands out the same object. */
-  private decoded: (Span | undefined)[] | undefined
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes
@@ -92,44 +91,40 @@ export class ScannedSpans {
   }
 
   /**
-   * Span `i` decoded (see {@link span}) when it may be an agent, model or tool span in some
+   * The role view of span `i` (`readRoleView`: what transform's role predicates and the assembler
+   * read of a candidate, exactly as decoded) when it may be an agent, model or tool span in some
    * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event or a name
-   * starting with `ai.`, or it follows such a span in its `ScopeSpans` (then it was decoded during
-   * the scan). Undefined for any other span, which no convention's role reads as GenAI.
+   * starting with `ai.`. Undefined for any other span, which no convention's role reads as GenAI.
+   * A new object on every call; nothing is kept.
    */
   candidate(i: number): Span | undefined {
-    if ((this.info[i * STRIDE + 2]! & CANDIDATE) === 0) return undefined
-    const span = this.span(i)
-    this.decoded ??= []
-    this.decoded[i] = span
-    return span
+    const at = i * STRIDE
+    if ((this.info[at + 2]! & CANDIDATE) === 0) return undefined
+    const group = this.info[at + 3]!
+    const r = this.readerAt(this.info[at]!)
+    const ids = { traceId: this.traceIds[i]!, spanId: this.spanIds[i]! }
+    return readRoleView(r, this.info[at + 1]!, ids, this.resources[group]!, this.scopes[group]!)
   }
 
-  /**
-   * Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read
-   * {@link bytes} in place. A new object on every call, but for a candidate, whose object is kept
-   * until {@link own}.
-   */
+  /** Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read {@link bytes} in place. */
   span(i: number): Span {
-    const known = this.decoded?.[i]
-    if (known !== undefined) return known
-    this.reader ??= new ProtobufReader(this.bytes)
-    const r = this.reader
     const at = i * STRIDE
     const group = this.info[at + 3]!
-    r.pos = this.info[at]!
+    const r = this.readerAt(this.info[at]!)
     return readSpan(r, this.info[at + 1]!, this.resources[group]!, this.scopes[group]!, true)
   }
 
-  /**
-   * Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only
-   * them; spans decoded before keep reading the old bytes, so the kept candidates are dropped.
-   */
+  private readerAt(pos: number): ProtobufReader {
+    this.reader ??= new ProtobufReader(this.bytes)
+    this.reader.pos = pos
+    return this.reader
+  }
+
+  /** Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only them. */
   own(): void {
     if (this.owned) return
     this.bytes = Uint8Array.prototype.slice.call(this.bytes)
     this.reader = undefined
-    this.decoded = undefined
     this.owned = true
   }
 
@@ -138,27 +133,13 @@ export class ScannedSpans {
     return this.info[i * STRIDE + 1]! - this.info[i * STRIDE]!
   }
 
-  /**
-   * @internal Takes the spans gathered in the scratch arrays, as arrays of their exact size, and
-   * the spans decoded during the scan, which get their resource and scope now that both are known.
-   */
+  /** @internal Takes the spans gathered in the scratch arrays, as arrays of their exact size. */
   takeSpans(count: number): void {
     this.length = count
     if (count === 0) return
     this.traceIds = scratchTraceIds.slice(0, count)
     this.spanIds = scratchSpanIds.slice(0, count)
     this.info = scratchInfo.slice(0, count * STRIDE)
-    if (scratchDecoded.length === 0) return
-    const decoded = new Array<Span | undefined>(count).fill(undefined)
-    for (let k = 0; k < scratchDecoded.length; k += 2) {
-      const i = scratchDecoded[k] as number
-      const span = scratchDecoded[k + 1] as Span
-      const group = this.info[i * STRIDE + 3]!
-      span.resource = this.resources[group]!
-      span.scope = this.scopes[group]!
-      decoded[i] = span
-    }
-    this.decoded = decoded
   }
 }
 
@@ -174,12 +155,9 @@ let scratchTraceIds: string[] = []
 let scratchSpanIds: string[] = []
 let scratchInfo: number[] = []
 let scratchCount = 0
-/** Spans decoded during the scan of the record, as (index, span) pairs. */
-const scratchDecoded: (number | Span)[] = []
 
 /** Drops the scratch arrays after a record with unusually many spans, so they do not stay that large. */
 function resetScratch(): void {
-  scratchDecoded.length = 0
   if (scratchTraceIds.length <= 4096) return
   scratchTraceIds = []
   scratchSpanIds = []
@@ -229,24 +207,10 @@ function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void
   const group = out.resources.length
   out.resources.push(NO_RESOURCE)
   out.scopes.push(NO_SCOPE)
-  // Once a span of the group is a candidate, the group's next spans are decoded at once rather than
-  // scanned and then decoded (the assembler decodes candidates anyway): the instrumentation scope
-  // that wrote one GenAI span (an agent framework's) mostly writes GenAI spans. A span so decoded
-  // counts as a candidate, as every span of a decoded batch does; the predicates tell.
-  let decodeNext = false
   out.scopes[group] = readScopeField(r, end, (tag) => {
-    if (tag !== SS_SPANS) r.skip(tag, end)
-    else if (decodeNext) decodeSpan(r, r.lengthEnd(end), group)
-    else decodeNext = (scanSpan(r, r.lengthEnd(end), group) & CANDIDATE) !== 0
+    if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group)
+    else r.skip(tag, end)
   })
-}
-
-/** Decodes one `Span` message (`r.pos..end`) during the scan; its resource and scope are set at the end. */
-function decodeSpan(r: ProtobufReader, end: number, group: number): void {
-  const start = r.pos
-  const span = readSpan(r, end, NO_RESOURCE, NO_SCOPE, true)
-  const root = span.parentSpanId === undefined ? ROOT : 0
-  scratchDecoded.push(addScanned(span.traceId, span.spanId, start, end, root | CANDIDATE, group), span)
 }
 
 /** Adds a span to the scratch arrays; returns its index. */
@@ -272,8 +236,8 @@ function addScanned(
 const NO_RESOURCE: Attributes = Object.freeze({}) as Attributes
 const NO_SCOPE: InstrumentationScope = Object.freeze({ name: '' })
 
-/** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks; returns its flags. */
-function scanSpan(r: ProtobufReader, end: number, group: number): number {
+/** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks. */
+function scanSpan(r: ProtobufReader, end: number, group: number): void {
   const start = r.pos
   let traceId = ''
   let spanId = ''
@@ -328,7 +292,6 @@ function scanSpan(r: ProtobufReader, end: number, group: number): number {
   if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
   const flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
   addScanned(traceId, spanId, start, end, flags, group)
-  return flags
 }
 
 /** Checks a parent span id (0 or 8 bytes) and tells whether it marks a root (empty or all zeros). */
