@@ -254,7 +254,7 @@ export class TraceAssembler<R> {
   private unsettledMs: number[] = []
   private unsettledHead = 0
   /**
-   * Released traces in order of release (oldest first; entries no longer in `released` are skipped),
+   * Released traces in order of release (oldest first; entries no longer in `traces` are skipped),
    * so forgetting the oldest does not walk a Map from its start: a Map keeps the holes of deleted
    * entries until it is rehashed, and iterating it from the start after many deletions at the front
    * costs as many steps as holes.
@@ -262,10 +262,13 @@ export class TraceAssembler<R> {
   private releasedOrder: (ReleasedTrace | undefined)[] = []
   private releasedHead = 0
   private readonly ready: ReadyTrace<R>[] = []
+  /** Spans and bytes of the open traces. */
   private bufferedSpans = 0
   private bufferedBytes = 0
+  /** Spans and bytes kept of released traces for a re-score (`rescoreLateSpans`). */
   private retainedSpans = 0
   private retainedBytes = 0
+  /** Totals since the start, for `stats`. */
   private releasedCount = 0
   private lateSpans = 0
   private duplicateSpans = 0

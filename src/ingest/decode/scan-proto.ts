@@ -246,47 +246,45 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
   let candidate = false
   while (r.pos < end) {
     const tag = r.tag(end)
-    switch (tag) {
-      case SPAN_TRACE_ID:
-        traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
-        break
-      case SPAN_SPAN_ID:
-        spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
-        break
-      case SPAN_PARENT_SPAN_ID:
-        root = isRootParent(r, end)
-        break
-      case SPAN_NAME: {
-        const nameEnd = r.lengthEnd(end)
-        aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
-        r.skipString(nameEnd)
-        break
+    // The ids as the decoder reads them (every span has both), then the fields checked or marked.
+    if (tag === SPAN_TRACE_ID) traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
+    else if (tag === SPAN_SPAN_ID) spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
+    else
+      switch (tag) {
+        case SPAN_PARENT_SPAN_ID:
+          root = isRootParent(r, end)
+          break
+        case SPAN_NAME: {
+          const nameEnd = r.lengthEnd(end)
+          aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
+          r.skipString(nameEnd)
+          break
+        }
+        case SPAN_TRACE_STATE:
+          r.skipString(r.lengthEnd(end))
+          break
+        case SPAN_KIND:
+          r.int32(end)
+          break
+        case SPAN_START:
+        case SPAN_END:
+          r.fixed64(end)
+          break
+        case SPAN_ATTRIBUTES:
+          if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
+          break
+        case SPAN_EVENTS:
+          if (scanEvent(r, r.lengthEnd(end))) candidate = true
+          break
+        case SPAN_LINKS:
+          scanLink(r, r.lengthEnd(end))
+          break
+        case SPAN_STATUS:
+          scanStatus(r, r.lengthEnd(end))
+          break
+        default:
+          r.skip(tag, end)
       }
-      case SPAN_TRACE_STATE:
-        r.skipString(r.lengthEnd(end))
-        break
-      case SPAN_KIND:
-        r.int32(end)
-        break
-      case SPAN_START:
-      case SPAN_END:
-        r.fixed64(end)
-        break
-      case SPAN_ATTRIBUTES:
-        if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
-        break
-      case SPAN_EVENTS:
-        if (scanEvent(r, r.lengthEnd(end))) candidate = true
-        break
-      case SPAN_LINKS:
-        scanLink(r, r.lengthEnd(end))
-        break
-      case SPAN_STATUS:
-        scanStatus(r, r.lengthEnd(end))
-        break
-      default:
-        r.skip(tag, end)
-    }
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
   if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
