@@ -8,6 +8,9 @@ export interface TraceAssemblerOptions {
    * Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). Asked only
    * of a batch's candidates (`SpanBatch.candidate`): from protobuf, spans with a role attribute
    * key, a `gen_ai.*` event or a name starting with `ai.`; any other span counts as no agent span.
+   * From protobuf it gets the span's role view (`role-view.ts`): ids, parent, name, kind, times,
+   * scope, resource, the role attributes (`ROLE_ATTRIBUTE_KEYS`) and the events' names only, so it
+   * must decide from those (transform's role functions do: tested on every fixture span).
    */
   isAgentRunSpan: (span: Span) => boolean
   /**
