@@ -12,9 +12,10 @@ export interface SpanBatch {
   /** True when span `i` has no parent. */
   isRoot(i: number): boolean
   /**
-   * Span `i` when it may be an agent or GenAI span, for the assembler's predicates (which keeps it
-   * rather than asking {@link span} again); undefined when it cannot be one (the predicates are
-   * then not asked).
+   * Span `i`, or a view of it with at least what the assembler's predicates and `isEnded` read (a
+   * scanned record's role view: ids, parent, name, kind, times, role attributes, event names),
+   * when it may be an agent or GenAI span; undefined when it cannot be one (the predicates are then
+   * not asked). Not kept: {@link span} gives the span itself.
    */
   candidate(i: number): Span | undefined
   /** Span `i`, decoded. */

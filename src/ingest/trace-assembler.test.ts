@@ -285,6 +285,30 @@ describe('TraceAssembler', () => {
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
   })
 
+  it('keeps the oldest open trace first while thousands of younger ones come and go around it', () => {
+    const { clock, assembler } = setup() // maxTraceAgeMs 60 s
+    assembler.add([span(T1, '01')], 'old') // never completes: no root, no agent span
+    const id = (n: number) => n.toString(16).padStart(32, '0')
+    for (let n = 0; n < 5_000; n++) {
+      assembler.add([span(id(n), '01', { parentSpanId: undefined })], `r${n}`)
+      if (n % 100 === 99) {
+        clock.t += 1_000
+        assembler.takeReady()
+      }
+      if (n === 2_500) assembler.discard((ref) => ref === 'r2500')
+    }
+    clock.t += 1_000
+    const settled = assembler.takeReady()
+    expect(settled.map((t) => t.reason)).not.toContain('age')
+    expect(assembler.stats()).toMatchObject({ openTraces: 1, bufferedSpans: 1, releasedTraces: 4_999 })
+    clock.t += 10_000
+    expect(assembler.takeReady()).toMatchObject([{ traceId: T1, reason: 'age', incomplete: true }])
+    expect(assembler.stats()).toMatchObject({ openTraces: 0, bufferedSpans: 0 })
+    // Released traces are remembered: a span of one now is late, and the discarded one is new.
+    expect(assembler.add([span(id(4_990), '02')], 'late')).toEqual({ traces: 0, lateSpans: 1 })
+    expect(assembler.add([span(id(2_500), '02')], 'again')).toEqual({ traces: 1, lateSpans: 0 })
+  })
+
   it('flush releases everything now and marks traces that did not look complete', () => {
     const { assembler } = setup()
     assembler.add([agent(T1, '01'), span(T2, '01')], 'r1')

@@ -8,6 +8,9 @@ export interface TraceAssemblerOptions {
    * Decides which spans are agent-run spans (the transform stage's `isAgentRunSpan`). Asked only
    * of a batch's candidates (`SpanBatch.candidate`): from protobuf, spans with a role attribute
    * key, a `gen_ai.*` event or a name starting with `ai.`; any other span counts as no agent span.
+   * From protobuf it gets the span's role view (`role-view.ts`): ids, parent, name, kind, times,
+   * scope, resource, the role attributes (`ROLE_ATTRIBUTE_KEYS`) and the events' names only, so it
+   * must decide from those (transform's role functions do: tested on every fixture span).
    */
   isAgentRunSpan: (span: Span) => boolean
   /**
@@ -129,35 +132,45 @@ export interface AssemblerStats {
 const SCAN_DUPLICATES_UP_TO = 16
 
 /**
- * Spans held for a trace, undecoded where their batch allows: span k is
- * `sources[k].span(indexes[k])`, with id `spanIds[k]`.
+ * Spans held for a trace, undecoded where their batch allows, as (batch, index) pairs in one array:
+ * span k is `held[2k].span(held[2k + 1])` (one array per trace rather than one per field: most
+ * traces are small and never scored, and each array is an allocation).
  */
 interface HeldSpans {
-  sources: SpanBatch[]
-  indexes: number[]
-  spanIds: string[]
+  held: (SpanBatch | number)[]
 }
+
+/** Shared by traces not holding any yet: never written to (an array is made on the first push). */
+const NONE = Object.freeze([]) as unknown as never[]
+
+const sourceOf = (held: HeldSpans['held'], k: number) => held[2 * k] as SpanBatch
+const indexOf = (held: HeldSpans['held'], k: number) => held[2 * k + 1] as number
+const countOf = (held: HeldSpans['held']) => held.length >> 1
 
 /** Makes the batches of the spans not yet owned (see `SpanBatch.own`) hold only their own bytes. */
 function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
   let last: SpanBatch | undefined
-  for (let k = trace.ownedUpTo; k < trace.sources.length; k++) {
-    const source = trace.sources[k]!
+  const count = countOf(trace.held)
+  for (let k = trace.ownedUpTo; k < count; k++) {
+    const source = sourceOf(trace.held, k)
     if (source !== last) source.own?.()
     last = source
   }
-  trace.ownedUpTo = trace.sources.length
+  trace.ownedUpTo = count
 }
 
 /** The held spans, decoded (in arrival order). */
-function decodeHeld(held: HeldSpans): Span[] {
-  const spans = new Array<Span>(held.indexes.length)
-  for (let k = 0; k < spans.length; k++) spans[k] = held.sources[k]!.span(held.indexes[k]!)
+function decodeHeld(trace: HeldSpans): Span[] {
+  const held = trace.held
+  const spans = new Array<Span>(countOf(held))
+  for (let k = 0; k < spans.length; k++) spans[k] = sourceOf(held, k).span(indexOf(held, k))
   return spans
 }
 
 interface OpenTrace<R> extends HeldSpans {
   traceId: string
+  /** True while buffered; false once released or dropped (its entries in the queues are then stale). */
+  isOpen: boolean
   /** Span ids as a Set, built only once the trace outgrows {@link SCAN_DUPLICATES_UP_TO} spans. */
   idSet: Set<string> | undefined
   bytes: number
@@ -181,12 +194,21 @@ interface OpenTrace<R> extends HeldSpans {
 
 interface ReleasedTrace {
   traceId: string
+  /** Always false: tells a remembered trace from an open one in `traces`. */
+  readonly isOpen: false
   releasedMs: number
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
   /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
-  spans?: HeldSpans
+  spans?: HeldSpans | undefined
   bytes: number
+}
+
+/** The ids of the held spans, as a Set. */
+function heldIds(held: HeldSpans['held']): Set<string> {
+  const ids = new Set<string>()
+  for (let k = 0; k < held.length; k += 2) ids.add((held[k] as SpanBatch).spanId(held[k + 1] as number))
+  return ids
 }
 
 const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.endTimeUnixNano !== ''
@@ -209,8 +231,22 @@ export class TraceAssembler<R> {
   private readonly lateWindowMs: number
   private readonly maxReleasedTraces: number
 
-  /** Open traces in order of first arrival (oldest first). */
-  private readonly open = new Map<string, OpenTrace<R>>()
+  /**
+   * Every trace the assembler knows, by id: open (buffered) ones and released ones remembered to
+   * recognise late spans. One Map for both: a trace's release replaces its entry's value rather
+   * than deleting it from one Map and inserting it into another (on traffic of many small traces
+   * never scored, these Map operations were most of the assembler's own time).
+   */
+  private readonly traces = new Map<string, OpenTrace<R> | ReleasedTrace>()
+  /**
+   * Open traces in order of first arrival (oldest first); entries of traces no longer open are
+   * stale and skipped (and dropped when they outnumber the open ones).
+   */
+  private openOrder: (OpenTrace<R> | undefined)[] = []
+  private openHead = 0
+  private openCount = 0
+  /** Released traces remembered in `traces`. */
+  private releasedSize = 0
   /**
    * Open traces not yet settled, in order of their last span's arrival: entry i is a trace and the
    * time of a span of it. An entry is stale once the trace got a later span (it has a newer entry)
@@ -220,9 +256,8 @@ export class TraceAssembler<R> {
   private unsettledTraces: (OpenTrace<R> | undefined)[] = []
   private unsettledMs: number[] = []
   private unsettledHead = 0
-  private readonly released = new Map<string, ReleasedTrace>()
   /**
-   * Released traces in order of release (oldest first; entries no longer in `released` are skipped),
+   * Released traces in order of release (oldest first; entries no longer in `traces` are skipped),
    * so forgetting the oldest does not walk a Map from its start: a Map keeps the holes of deleted
    * entries until it is rehashed, and iterating it from the start after many deletions at the front
    * costs as many steps as holes.
@@ -230,10 +265,13 @@ export class TraceAssembler<R> {
   private releasedOrder: (ReleasedTrace | undefined)[] = []
   private releasedHead = 0
   private readonly ready: ReadyTrace<R>[] = []
+  /** Spans and bytes of the open traces. */
   private bufferedSpans = 0
   private bufferedBytes = 0
+  /** Spans and bytes kept of released traces for a re-score (`rescoreLateSpans`). */
   private retainedSpans = 0
   private retainedBytes = 0
+  /** Totals since the start, for `stats`. */
   private releasedCount = 0
   private lateSpans = 0
   private duplicateSpans = 0
@@ -280,10 +318,11 @@ export class TraceAssembler<R> {
       const traceId = batch.traceId(i)
       if (traceId !== lastTraceId || trace === undefined) {
         lastTraceId = traceId
-        trace = this.open.get(traceId)
-      }
-      if (trace === undefined) {
-        if (this.released.has(traceId)) {
+        const known = this.traces.get(traceId)
+        if (known === undefined) trace = this.openTrace(traceId, now)
+        else if (known.isOpen) trace = known as OpenTrace<R>
+        else {
+          trace = undefined
           late++
           lateByTrace ??= new Map()
           const list = lateByTrace.get(traceId)
@@ -291,7 +330,6 @@ export class TraceAssembler<R> {
           else list.push(i)
           continue
         }
-        trace = this.openTrace(traceId, now)
       }
       if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
     }
@@ -327,16 +365,20 @@ export class TraceAssembler<R> {
       this.unsettledMs = times.slice(this.unsettledHead)
       this.unsettledHead = 0
     }
-    for (const trace of this.open.values()) {
+    for (let trace = this.oldestOpen(); trace !== undefined; trace = this.oldestOpen()) {
       if (now - trace.firstSeenMs < this.maxTraceAgeMs) break
       this.release(trace, 'age', now)
     }
     // A trace open past its quiet period may stay for minutes: let it keep only its records' bytes,
     // not the consumer buffers (whole fetch responses) around them.
-    for (const trace of this.open.values()) {
+    const order = this.openOrder
+    for (let i = this.openHead; i < order.length; i++) {
+      const trace = order[i]!
+      if (!trace.isOpen) continue
       if (now - trace.firstSeenMs < this.settleMs) break
       ownBytes(trace)
     }
+    this.compactOpenOrder()
     this.forgetReleased(now)
     return this.ready.splice(0, this.ready.length)
   }
@@ -344,7 +386,7 @@ export class TraceAssembler<R> {
   /** Releases every open trace now, whatever its state (end of a file, a final drain). */
   flush(): ReadyTrace<R>[] {
     const now = this.now()
-    for (const trace of this.open.values()) this.release(trace, 'flush', now)
+    for (const trace of this.openTraces()) this.release(trace, 'flush', now)
     return this.ready.splice(0, this.ready.length)
   }
 
@@ -354,7 +396,7 @@ export class TraceAssembler<R> {
    */
   discard(recordMatches: (ref: R) => boolean): number {
     let dropped = 0
-    for (const trace of this.open.values()) {
+    for (const trace of this.openTraces()) {
       if (trace.refs.length > 0 && trace.refs.every(recordMatches)) {
         this.remove(trace)
         dropped++
@@ -374,18 +416,21 @@ export class TraceAssembler<R> {
    */
   forget(traceIds: Iterable<string>): void {
     for (const traceId of traceIds) {
-      const released = this.released.get(traceId)
-      if (released !== undefined) this.dropReleased(traceId, released)
+      const released = this.traces.get(traceId)
+      if (released !== undefined && !released.isOpen) this.dropReleased(traceId, released as ReleasedTrace)
     }
   }
 
   /** Forgets everything: open traces, pending releases and released ids (a consumer-group rejoin). */
   clear(): void {
-    this.open.clear()
+    this.traces.clear()
+    this.openOrder = []
+    this.openHead = 0
+    this.openCount = 0
+    this.releasedSize = 0
     this.unsettledTraces = []
     this.unsettledMs = []
     this.unsettledHead = 0
-    this.released.clear()
     this.releasedOrder = []
     this.releasedHead = 0
     this.ready.length = 0
@@ -398,7 +443,7 @@ export class TraceAssembler<R> {
   /** Totals for metrics and backpressure. */
   stats(): AssemblerStats {
     return {
-      openTraces: this.open.size,
+      openTraces: this.openCount,
       bufferedSpans: this.bufferedSpans + this.retainedSpans,
       bufferedBytes: this.bufferedBytes + this.retainedBytes,
       releasedTraces: this.releasedCount,
@@ -411,24 +456,25 @@ export class TraceAssembler<R> {
   private openTrace(traceId: string, now: number): OpenTrace<R> {
     const trace: OpenTrace<R> = {
       traceId,
-      sources: [],
-      indexes: [],
-      spanIds: [],
+      isOpen: true,
+      held: NONE,
       idSet: undefined,
       bytes: 0,
       firstSeenMs: now,
       lastSpanMs: now,
-      agentSpanIds: [],
+      agentSpanIds: NONE,
       unendedAgents: 0,
       hasRoot: false,
       hasGenAi: false,
-      refs: [],
+      refs: NONE,
       supersedes: false,
       partial: false,
       inUnsettled: false,
       ownedUpTo: 0,
     }
-    this.open.set(traceId, trace)
+    this.traces.set(traceId, trace)
+    this.openOrder.push(trace)
+    this.openCount++
     return trace
   }
 
@@ -453,11 +499,10 @@ export class TraceAssembler<R> {
       this.duplicateSpans++
       return firstOfRecord
     }
-    trace.sources.push(batch)
-    trace.indexes.push(i)
-    trace.spanIds.push(spanId)
+    if (trace.held.length === 0) trace.held = [batch, i]
+    else trace.held.push(batch, i)
     if (trace.idSet !== undefined) trace.idSet.add(spanId)
-    else if (trace.spanIds.length > SCAN_DUPLICATES_UP_TO) trace.idSet = new Set(trace.spanIds)
+    else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
     const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
@@ -496,7 +541,7 @@ export class TraceAssembler<R> {
     now: number,
     ref: R,
   ): boolean {
-    const released = this.released.get(traceId)!
+    const released = this.traces.get(traceId) as ReleasedTrace
     const newAgent = indexes.some((i) => {
       const span = batch.candidate(i)
       return span !== undefined && this.isAgentRunSpan(span) && !released.agentSpanIds.includes(span.spanId)
@@ -513,7 +558,7 @@ export class TraceAssembler<R> {
       for (let k = 0; k < spans.length; k++) this.append(trace, spans, k, -1, now, ref)
     }
     released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
-    trace.refs = []
+    trace.refs = NONE
     for (const i of indexes) this.append(trace, batch, i, perSpanBytes, now, ref)
     this.rereleased++
     return true
@@ -522,8 +567,10 @@ export class TraceAssembler<R> {
   /** True when the trace already holds a span with this id. */
   private hasSpan(trace: OpenTrace<R>, spanId: string): boolean {
     if (trace.idSet !== undefined) return trace.idSet.has(spanId)
-    const ids = trace.spanIds
-    for (let i = 0; i < ids.length; i++) if (ids[i] === spanId) return true
+    const held = trace.held
+    for (let k = 0; k < held.length; k += 2) {
+      if ((held[k] as SpanBatch).spanId(held[k + 1] as number) === spanId) return true
+    }
     return false
   }
 
@@ -533,7 +580,7 @@ export class TraceAssembler<R> {
   }
 
   private release(trace: OpenTrace<R>, reason: ReleaseReason, now: number): void {
-    this.remove(trace)
+    this.close(trace)
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
       scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))
@@ -542,6 +589,7 @@ export class TraceAssembler<R> {
     this.releasedCount++
     const remembered: ReleasedTrace = {
       traceId: trace.traceId,
+      isOpen: false,
       releasedMs: now,
       agentSpanIds: scored === undefined ? trace.agentSpanIds : [...scored, ...agentSpanIds],
       bytes: 0,
@@ -549,27 +597,37 @@ export class TraceAssembler<R> {
     // Spans are kept for a later re-score, except when the cap is what released the trace.
     if (this.rescoreLateSpans && reason !== 'cap') {
       ownBytes(trace)
-      remembered.spans = { sources: trace.sources, indexes: trace.indexes, spanIds: trace.spanIds }
+      remembered.spans = { held: trace.held }
       remembered.bytes = trace.bytes
-      this.retainedSpans += trace.indexes.length
+      this.retainedSpans += countOf(trace.held)
       this.retainedBytes += trace.bytes
     }
-    this.released.set(trace.traceId, remembered)
+    this.traces.set(trace.traceId, remembered) // in place of the open trace: no delete and insert
+    this.releasedSize++
     this.releasedOrder.push(remembered)
-    if (this.released.size > this.maxReleasedTraces) this.forgetReleased(now)
+    if (this.releasedSize > this.maxReleasedTraces) this.forgetReleased(now)
   }
 
+  /** Drops an open trace (not released: its records are read again by whoever reads them next). */
   private remove(trace: OpenTrace<R>): void {
-    this.open.delete(trace.traceId)
-    trace.inUnsettled = false // its queue entries turn stale
-    this.bufferedSpans -= trace.indexes.length
+    this.traces.delete(trace.traceId)
+    this.close(trace)
+  }
+
+  /** Takes a trace out of the open ones (its entry in `traces` is the caller's to replace or delete). */
+  private close(trace: OpenTrace<R>): void {
+    trace.isOpen = false // its queue entries turn stale
+    this.openCount--
+    trace.inUnsettled = false
+    this.bufferedSpans -= countOf(trace.held)
     this.bufferedBytes -= trace.bytes
   }
 
   private dropReleased(traceId: string, released: ReleasedTrace): void {
-    this.released.delete(traceId)
+    this.traces.delete(traceId)
+    this.releasedSize--
     if (released.spans !== undefined) {
-      this.retainedSpans -= released.spans.indexes.length
+      this.retainedSpans -= countOf(released.spans.held)
       this.retainedBytes -= released.bytes
     }
   }
@@ -580,12 +638,12 @@ export class TraceAssembler<R> {
     while (this.releasedHead < order.length) {
       const released = order[this.releasedHead]!
       // Superseded by a later release of the same trace (or already dropped): only its slot is left.
-      if (this.released.get(released.traceId) !== released) {
+      if (this.traces.get(released.traceId) !== released) {
         order[this.releasedHead++] = undefined
         continue
       }
       const expired = now - released.releasedMs >= this.lateWindowMs
-      if (!expired && this.released.size <= this.maxReleasedTraces) break
+      if (!expired && this.releasedSize <= this.maxReleasedTraces) break
       order[this.releasedHead++] = undefined
       this.dropReleased(released.traceId, released)
     }
@@ -607,16 +665,49 @@ export class TraceAssembler<R> {
         if (!over()) return
         const released = this.releasedOrder[i]
         if (released === undefined || released.spans === undefined) continue
-        this.retainedSpans -= released.spans.indexes.length
+        this.retainedSpans -= countOf(released.spans.held)
         this.retainedBytes -= released.bytes
         released.spans = undefined
         released.bytes = 0
       }
     }
     const now = this.now()
-    for (const trace of this.open.values()) {
-      if (!over()) return
+    for (let trace = this.oldestOpen(); trace !== undefined; trace = this.oldestOpen()) {
+      if (!over()) break
       this.release(trace, 'cap', now)
+    }
+    this.compactOpenOrder()
+  }
+
+  /** The open trace that arrived first (stale entries before it are dropped from the queue). */
+  private oldestOpen(): OpenTrace<R> | undefined {
+    const order = this.openOrder
+    while (this.openHead < order.length) {
+      const trace = order[this.openHead]!
+      if (trace.isOpen) return trace
+      order[this.openHead++] = undefined
+    }
+    return undefined
+  }
+
+  /** The open traces, oldest first (a copy: releasing them while iterating is safe). */
+  private openTraces(): OpenTrace<R>[] {
+    const out: OpenTrace<R>[] = []
+    const order = this.openOrder
+    for (let i = this.openHead; i < order.length; i++) if (order[i]!.isOpen) out.push(order[i]!)
+    return out
+  }
+
+  /** Drops the queue's stale entries once they outnumber the open traces (or its consumed head is long). */
+  private compactOpenOrder(): void {
+    const order = this.openOrder
+    const entries = order.length - this.openHead
+    if (entries > 1024 && entries > 2 * this.openCount) {
+      this.openOrder = this.openTraces()
+      this.openHead = 0
+    } else if (this.openHead > 1024 && this.openHead * 2 > order.length) {
+      this.openOrder = order.slice(this.openHead)
+      this.openHead = 0
     }
   }
 }

@@ -84,6 +84,16 @@ function readResourceSpans(r: ProtobufReader, end: number, visit: OtlpSpanVisito
  */
 export function findResource(r: ProtobufReader, end: number): Attributes {
   const start = r.pos
+  const resource = readResourceField(r, end, (tag) => r.skip(tag, end))
+  r.pos = start
+  return resource
+}
+
+/**
+ * Reads the `ResourceSpans` at `r.pos..end` to its end: its resource (wherever it is on the wire,
+ * repeated fields merged) is returned, every other field is handed to `other` with its tag.
+ */
+export function readResourceField(r: ProtobufReader, end: number, other: (tag: number) => void): Attributes {
   let resource: Attributes | undefined
   let merged = false
   while (r.pos < end) {
@@ -101,9 +111,8 @@ export function findResource(r: ProtobufReader, end: number): Attributes {
         }
         readResource(r, resourceEnd, resource)
       }
-    } else r.skip(tag, end)
+    } else other(tag)
   }
-  r.pos = start
   return resource ?? {}
 }
 
@@ -149,13 +158,26 @@ function readScopeSpans(r: ProtobufReader, end: number, resource: Attributes, vi
 /** The scope of the `ScopeSpans` at `r.pos..end`, repeated fields merged; `r.pos` is left where it was. */
 export function findScope(r: ProtobufReader, end: number): InstrumentationScope {
   const start = r.pos
+  const scope = readScopeField(r, end, (tag) => r.skip(tag, end))
+  r.pos = start
+  return scope
+}
+
+/**
+ * Reads the `ScopeSpans` at `r.pos..end` to its end: its scope (repeated fields merged) is
+ * returned, every other field is handed to `other` with its tag.
+ */
+export function readScopeField(
+  r: ProtobufReader,
+  end: number,
+  other: (tag: number) => void,
+): InstrumentationScope {
   let scope: InstrumentationScope | undefined
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === SS_SCOPE) scope = readScope(r, r.lengthEnd(end), scope)
-    else r.skip(tag, end)
+    else other(tag)
   }
-  r.pos = start
   return scope ?? { name: '' }
 }
 

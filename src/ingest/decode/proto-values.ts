@@ -96,9 +96,10 @@ function checkDepth(r: ProtobufReader, depth: number): void {
 /**
  * Checks one `KeyValue` message without building its value (the walk {@link readKeyValue} does,
  * with the same errors), so a lazily decoded span is rejected now, not when it is first read.
- * Returns whether its key is a role key (see `role-attributes.ts`).
+ * Returns whether its key is a role key (see `role-attributes.ts`). `checkValue: false` skips the
+ * value unchecked (a message checked before).
  */
-export function checkKeyValue(r: ProtobufReader, end: number): boolean {
+export function checkKeyValue(r: ProtobufReader, end: number, checkValue = true): boolean {
   let role = false
   while (r.pos < end) {
     const tag = r.tag(end)
@@ -107,7 +108,7 @@ export function checkKeyValue(r: ProtobufReader, end: number): boolean {
       const keyEnd = r.lengthEnd(end)
       role = isRoleKeyAt(r.buf, r.pos, keyEnd)
       r.skipString(keyEnd)
-    } else if (tag === KV_VALUE) checkAnyValue(r, r.lengthEnd(end), 0)
+    } else if (tag === KV_VALUE && checkValue) checkAnyValue(r, r.lengthEnd(end), 0)
     else r.skip(tag, end)
   }
   return role

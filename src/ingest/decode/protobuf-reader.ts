@@ -324,15 +324,13 @@ export class ProtobufReader {
         this.varint64(limit)
         return
       case WireType.FIXED64:
-        if (this.pos + 8 > limit) throw this.error('truncated', 'fixed64 past end', this.pos)
-        this.pos += 8
+        this.skipFixed(8, limit)
         return
       case WireType.LENGTH_DELIMITED:
         this.pos = this.lengthEnd(limit)
         return
       case WireType.FIXED32:
-        if (this.pos + 4 > limit) throw this.error('truncated', 'fixed32 past end', this.pos)
-        this.pos += 4
+        this.skipFixed(4, limit)
         return
       case WireType.START_GROUP:
       case WireType.END_GROUP:
@@ -344,6 +342,12 @@ export class ProtobufReader {
       default:
         throw this.error('invalid_tag', `invalid wire type ${tag & 7} in field ${tag >>> 3}`, this.pos)
     }
+  }
+
+  /** Skips a fixed64 (`bytes` 8) or fixed32 (4) value. */
+  private skipFixed(bytes: 4 | 8, limit: number): void {
+    if (this.pos + bytes > limit) throw this.error('truncated', `fixed${bytes * 8} past end`, this.pos)
+    this.pos += bytes
   }
 
   /** Reads a field tag and rejects field number 0. */

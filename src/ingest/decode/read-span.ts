@@ -3,10 +3,8 @@ import type {
   InstrumentationScope,
   Span,
   SpanEvent,
-  SpanKind,
   SpanLink,
   SpanStatus,
-  StatusCode,
 } from '../../model/span.ts'
 import { uint64ToDecimal } from './int64-decimal.ts'
 import { attachLazyAttributes, LazyAttributes, ownedBytes } from './lazy-attributes.ts'
@@ -155,7 +153,7 @@ export function readSpan(
     parentSpanId,
     traceState,
     name,
-    kind: (kind >= 0 && kind <= 5 ? kind : 0) as SpanKind,
+    kind: (kind >= 0 && kind <= 5 ? kind : 0) as Span['kind'],
     startTimeUnixNano: startTime,
     endTimeUnixNano: endTime,
     attributes,
@@ -256,7 +254,7 @@ export function readId(r: ProtobufReader, end: number, bytes: number, what: stri
 }
 
 /** A parent span id; empty or all zeros means a root span (undefined). */
-function readParentId(r: ProtobufReader, end: number): string | undefined {
+export function readParentId(r: ProtobufReader, end: number): string | undefined {
   const idEnd = r.lengthEnd(end)
   if (idEnd === r.pos) return undefined
   if (idEnd - r.pos !== SPAN_ID_BYTES) {
@@ -327,7 +325,7 @@ function readStatus(r: ProtobufReader, end: number, previous: SpanStatus | undef
     else if (tag === STATUS_MESSAGE) message = r.string(r.lengthEnd(end)) || undefined
     else r.skip(tag, end)
   }
-  const status: SpanStatus = { code: (code >= 0 && code <= 2 ? code : 0) as StatusCode }
+  const status: SpanStatus = { code: (code >= 0 && code <= 2 ? code : 0) as SpanStatus['code'] }
   if (message !== undefined) status.message = message
   return status
 }

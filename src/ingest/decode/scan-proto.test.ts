@@ -2,11 +2,12 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
 import { listFixtures, loadFixture } from '../../../test/fixtures/index.ts'
 import type { Span } from '../../model/span.ts'
-import { isAgentRunSpan, spanRole } from '../../transform/index.ts'
+import { isAgentRunSpan, isGenAiSpan, spanRole } from '../../transform/index.ts'
 import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
 import { decodeWork } from './protobuf-reader.ts'
+import { ROLE_ATTRIBUTE_KEYS } from './role-attributes.ts'
 import { type ScannedSpans, scanOtlpProto } from './scan-proto.ts'
 import { encodeProto, rng, SpanGenerator } from './testing/generated-spans.ts'
 import { recordSdkSpans } from './testing/sdk-spans.ts'
@@ -38,6 +39,17 @@ function expectSameAsDecode(payload: Uint8Array): 'accepted' | 'rejected' {
     expect(scanned.isRoot(i)).toBe(decoded[i]!.parentSpanId === undefined)
   }
   return 'accepted'
+}
+
+/** A role view holds what the decoded span holds, but only the role attributes and the events' names. */
+function expectRoleView(view: Span, span: Span): void {
+  const { attributes, events, links, status, traceState, ...envelope } = span
+  const roles = Object.fromEntries(
+    Object.entries(attributes).filter(([key]) => ROLE_ATTRIBUTE_KEYS.includes(key)),
+  )
+  expect(view).toMatchObject(envelope)
+  expect({ ...view.attributes }).toEqual(roles)
+  expect(view.events.map((event) => event.name)).toEqual(events.map((event) => event.name))
 }
 
 describe('scanOtlpProto', () => {
@@ -85,22 +97,33 @@ describe('scanOtlpProto', () => {
     expect(outcomes.rejected).toBeGreaterThan(0)
   }, 120_000)
 
-  it('marks as candidates every fixture span that transform reads as an agent, model, tool or step span', () => {
+  it("marks as candidates every fixture span transform reads as GenAI; the predicates answer each candidate's role view as the decoded span", () => {
     const fixtures = listFixtures().map((entry) => loadFixture(entry))
     let genAi = 0
-    let others = 0
+    let candidates = 0
+    let spans = 0
     for (const fixture of fixtures) {
       const scanned = scanOtlpProto(fixture.proto)
       for (let i = 0; i < scanned.length; i++) {
         const span = scanned.span(i)
-        if (spanRole(span) === 'other' && !isAgentRunSpan(span)) continue
-        genAi++
-        expect(scanned.candidate(i), `${fixture.name} ${span.name}`).toEqual(span)
+        const view = scanned.candidate(i)
+        const what = `${fixture.name} ${span.name}`
+        spans++
+        if (spanRole(span) !== 'other' || isAgentRunSpan(span)) genAi++
+        if (view === undefined) {
+          expect(isAgentRunSpan(span) || isGenAiSpan(span), what).toBe(false)
+          continue
+        }
+        candidates++
+        expect(isAgentRunSpan(view), what).toBe(isAgentRunSpan(span))
+        expect(isGenAiSpan(view), what).toBe(isGenAiSpan(span))
+        expect(spanRole(view), what).toBe(spanRole(span))
+        expectRoleView(view, span)
       }
-      others += scanned.length
     }
     expect(genAi).toBeGreaterThan(100)
-    expect(others).toBeGreaterThan(genAi)
+    expect(candidates).toBeGreaterThanOrEqual(genAi)
+    expect(spans).toBeGreaterThan(genAi) // spans transform reads as "other" are candidates too when they carry a role key
   })
 
   it('decodes no span of a request without GenAI markers until one is asked for', () => {
@@ -112,6 +135,26 @@ describe('scanOtlpProto', () => {
     for (let i = 0; i < scanned.length; i++) expect(scanned.candidate(i)).toBeUndefined()
     expect(decodeWork()).toBe(work)
     expect(spansOf(scanned)).toEqual(decodeOtlpProto(payload))
+  })
+
+  it('gives role views exactly as decoded, and resources and scopes wherever they are written', () => {
+    const gen = new SpanGenerator(rng(21))
+    let views = 0
+    for (let i = 0; i < 100; i++) {
+      const request = gen.request()
+      for (const options of [{ resourceLast: true }, { resourceLast: true, unknownFields: true }]) {
+        const payload = encodeProto(request, options)
+        expect(expectSameAsDecode(payload)).toBe('accepted')
+        const scanned = scanOtlpProto(payload)
+        for (let k = 0; k < scanned.length; k++) {
+          const view = scanned.candidate(k)
+          if (view === undefined) continue
+          expectRoleView(view, scanned.span(k))
+          views++
+        }
+      }
+    }
+    expect(views).toBeGreaterThan(20)
   })
 
   it('keeps its spans intact when it copies its bytes out of a buffer that is then overwritten', () => {

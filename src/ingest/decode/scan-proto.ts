@@ -1,5 +1,11 @@
 import type { Attributes, InstrumentationScope, Span } from '../../model/span.ts'
-import { findResource, findScope, REQUEST_RESOURCE_SPANS, RS_SCOPE_SPANS, SS_SPANS } from './decode-proto.ts'
+import {
+  REQUEST_RESOURCE_SPANS,
+  RS_SCOPE_SPANS,
+  readResourceField,
+  readScopeField,
+  SS_SPANS,
+} from './decode-proto.ts'
 import { checkKeyValue } from './proto-values.ts'
 import { ProtobufReader } from './protobuf-reader.ts'
 import {
@@ -29,6 +35,7 @@ import {
   STATUS_MESSAGE,
   TRACE_ID_BYTES,
 } from './read-span.ts'
+import { readRoleView } from './role-view.ts'
 
 const ROOT = 1
 const CANDIDATE = 2
@@ -57,14 +64,14 @@ export class ScannedSpans {
   bytes: Uint8Array
   private owned = false
   length = 0
-  private readonly traceIds: string[] = []
-  private readonly spanIds: string[] = []
-  private readonly info: number[] = []
-  private readonly resources: Attributes[] = []
-  private readonly scopes: InstrumentationScope[] = []
+  private traceIds: readonly string[] = NONE
+  private spanIds: readonly string[] = NONE
+  private info: readonly number[] = NONE
+  /** @internal Per group (a `ScopeSpans`): its resource and scope, known once the scan passed it. */
+  readonly resources: Attributes[] = []
+  /** @internal */
+  readonly scopes: InstrumentationScope[] = []
   private reader: ProtobufReader | undefined
-  /** Candidates decoded so far, by index: {@link span} hands out the same object. */
-  private decoded: (Span | undefined)[] | undefined
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes
@@ -84,43 +91,40 @@ export class ScannedSpans {
   }
 
   /**
-   * Span `i` decoded (see {@link span}) when it may be an agent, model or tool span in some
+   * The role view of span `i` (`readRoleView`: what transform's role predicates and the assembler
+   * read of a candidate, exactly as decoded) when it may be an agent, model or tool span in some
    * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event or a name
    * starting with `ai.`. Undefined for any other span, which no convention's role reads as GenAI.
+   * A new object on every call; nothing is kept.
    */
   candidate(i: number): Span | undefined {
-    if ((this.info[i * STRIDE + 2]! & CANDIDATE) === 0) return undefined
-    const span = this.span(i)
-    this.decoded ??= []
-    this.decoded[i] = span
-    return span
+    const at = i * STRIDE
+    if ((this.info[at + 2]! & CANDIDATE) === 0) return undefined
+    const group = this.info[at + 3]!
+    const r = this.readerAt(this.info[at]!)
+    const ids = { traceId: this.traceIds[i]!, spanId: this.spanIds[i]! }
+    return readRoleView(r, this.info[at + 1]!, ids, this.resources[group]!, this.scopes[group]!)
   }
 
-  /**
-   * Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read
-   * {@link bytes} in place. A new object on every call, but for a candidate, whose object is kept
-   * until {@link own}.
-   */
+  /** Span `i` decoded as `decodeOtlpTraces` decodes it, but that a large span's views read {@link bytes} in place. */
   span(i: number): Span {
-    const known = this.decoded?.[i]
-    if (known !== undefined) return known
-    this.reader ??= new ProtobufReader(this.bytes)
-    const r = this.reader
     const at = i * STRIDE
     const group = this.info[at + 3]!
-    r.pos = this.info[at]!
+    const r = this.readerAt(this.info[at]!)
     return readSpan(r, this.info[at + 1]!, this.resources[group]!, this.scopes[group]!, true)
   }
 
-  /**
-   * Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only
-   * them; spans decoded before keep reading the old bytes, so the kept candidates are dropped.
-   */
+  private readerAt(pos: number): ProtobufReader {
+    this.reader ??= new ProtobufReader(this.bytes)
+    this.reader.pos = pos
+    return this.reader
+  }
+
+  /** Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only them. */
   own(): void {
     if (this.owned) return
     this.bytes = Uint8Array.prototype.slice.call(this.bytes)
     this.reader = undefined
-    this.decoded = undefined
     this.owned = true
   }
 
@@ -129,20 +133,35 @@ export class ScannedSpans {
     return this.info[i * STRIDE + 1]! - this.info[i * STRIDE]!
   }
 
-  /** @internal */
-  addGroup(resource: Attributes, scope: InstrumentationScope): number {
-    this.resources.push(resource)
-    this.scopes.push(scope)
-    return this.resources.length - 1
+  /** @internal Takes the spans gathered in the scratch arrays, as arrays of their exact size. */
+  takeSpans(count: number): void {
+    this.length = count
+    if (count === 0) return
+    this.traceIds = scratchTraceIds.slice(0, count)
+    this.spanIds = scratchSpanIds.slice(0, count)
+    this.info = scratchInfo.slice(0, count * STRIDE)
   }
+}
 
-  /** @internal */
-  add(traceId: string, spanId: string, start: number, end: number, flags: number, group: number): void {
-    this.traceIds.push(traceId)
-    this.spanIds.push(spanId)
-    this.info.push(start, end, flags, group)
-    this.length++
-  }
+/** Shared by batches without spans: nothing is ever added to it. */
+const NONE: readonly never[] = Object.freeze([])
+
+/**
+ * The spans of the record being scanned, gathered here and copied once into arrays of their exact
+ * size at the end (`takeSpans`): growing a batch's own arrays span by span reallocated each
+ * several times per record. The scan is synchronous, so one set serves every record.
+ */
+let scratchTraceIds: string[] = []
+let scratchSpanIds: string[] = []
+let scratchInfo: number[] = []
+let scratchCount = 0
+
+/** Drops the scratch arrays after a record with unusually many spans, so they do not stay that large. */
+function resetScratch(): void {
+  if (scratchTraceIds.length <= 4096) return
+  scratchTraceIds = []
+  scratchSpanIds = []
+  scratchInfo = []
 }
 
 /**
@@ -155,34 +174,70 @@ export function scanOtlpProto(payload: Uint8Array): ScannedSpans {
   const r = new ProtobufReader(payload)
   const out = new ScannedSpans(payload)
   const limit = payload.length
-  while (r.pos < limit) {
-    const tag = r.tag(limit)
-    if (tag === REQUEST_RESOURCE_SPANS) scanResourceSpans(r, r.lengthEnd(limit), out)
-    else r.skip(tag, limit)
+  scratchCount = 0
+  try {
+    while (r.pos < limit) {
+      const tag = r.tag(limit)
+      if (tag === REQUEST_RESOURCE_SPANS) scanResourceSpans(r, r.lengthEnd(limit), out)
+      else r.skip(tag, limit)
+    }
+    out.takeSpans(scratchCount)
+  } finally {
+    resetScratch()
   }
   return out
 }
 
+/**
+ * Scans a `ResourceSpans`. Its resource may come anywhere on the wire (after the spans, or
+ * repeated and merged): the groups of its scopes get it once the whole message was passed, as
+ * the decoder's `findResource` reads it, without a second walk over the message.
+ */
 function scanResourceSpans(r: ProtobufReader, end: number, out: ScannedSpans): void {
-  const resource = findResource(r, end)
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === RS_SCOPE_SPANS) scanScopeSpans(r, r.lengthEnd(end), resource, out)
+  const firstGroup = out.resources.length
+  const resource = readResourceField(r, end, (tag) => {
+    if (tag === RS_SCOPE_SPANS) scanScopeSpans(r, r.lengthEnd(end), out)
     else r.skip(tag, end)
-  }
+  })
+  for (let g = firstGroup; g < out.resources.length; g++) out.resources[g] = resource
 }
 
-function scanScopeSpans(r: ProtobufReader, end: number, resource: Attributes, out: ScannedSpans): void {
-  const group = out.addGroup(resource, findScope(r, end))
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group, out)
+/** Scans a `ScopeSpans`; its scope (anywhere on the wire, repeats merged) is set once the message was passed. */
+function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void {
+  const group = out.resources.length
+  out.resources.push(NO_RESOURCE)
+  out.scopes.push(NO_SCOPE)
+  out.scopes[group] = readScopeField(r, end, (tag) => {
+    if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group)
     else r.skip(tag, end)
-  }
+  })
 }
+
+/** Adds a span to the scratch arrays; returns its index. */
+function addScanned(
+  traceId: string,
+  spanId: string,
+  start: number,
+  end: number,
+  flags: number,
+  group: number,
+) {
+  const n = scratchCount++
+  scratchTraceIds[n] = traceId
+  scratchSpanIds[n] = spanId
+  const at = n * STRIDE
+  scratchInfo[at] = start
+  scratchInfo[at + 1] = end
+  scratchInfo[at + 2] = flags
+  scratchInfo[at + 3] = group
+  return n
+}
+
+const NO_RESOURCE: Attributes = Object.freeze({}) as Attributes
+const NO_SCOPE: InstrumentationScope = Object.freeze({ name: '' })
 
 /** Scans one `Span` message (`r.pos..end`), checking what `readSpan` checks. */
-function scanSpan(r: ProtobufReader, end: number, group: number, out: ScannedSpans): void {
+function scanSpan(r: ProtobufReader, end: number, group: number): void {
   const start = r.pos
   let traceId = ''
   let spanId = ''
@@ -191,52 +246,50 @@ function scanSpan(r: ProtobufReader, end: number, group: number, out: ScannedSpa
   let candidate = false
   while (r.pos < end) {
     const tag = r.tag(end)
-    switch (tag) {
-      case SPAN_TRACE_ID:
-        traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
-        break
-      case SPAN_SPAN_ID:
-        spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
-        break
-      case SPAN_PARENT_SPAN_ID:
-        root = isRootParent(r, end)
-        break
-      case SPAN_NAME: {
-        const nameEnd = r.lengthEnd(end)
-        aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
-        r.skipString(nameEnd)
-        break
+    // The ids as the decoder reads them (every span has both), then the fields checked or marked.
+    if (tag === SPAN_TRACE_ID) traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
+    else if (tag === SPAN_SPAN_ID) spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
+    else
+      switch (tag) {
+        case SPAN_PARENT_SPAN_ID:
+          root = isRootParent(r, end)
+          break
+        case SPAN_NAME: {
+          const nameEnd = r.lengthEnd(end)
+          aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
+          r.skipString(nameEnd)
+          break
+        }
+        case SPAN_TRACE_STATE:
+          r.skipString(r.lengthEnd(end))
+          break
+        case SPAN_KIND:
+          r.int32(end)
+          break
+        case SPAN_START:
+        case SPAN_END:
+          r.fixed64(end)
+          break
+        case SPAN_ATTRIBUTES:
+          if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
+          break
+        case SPAN_EVENTS:
+          if (scanEvent(r, r.lengthEnd(end))) candidate = true
+          break
+        case SPAN_LINKS:
+          scanLink(r, r.lengthEnd(end))
+          break
+        case SPAN_STATUS:
+          scanStatus(r, r.lengthEnd(end))
+          break
+        default:
+          r.skip(tag, end)
       }
-      case SPAN_TRACE_STATE:
-        r.skipString(r.lengthEnd(end))
-        break
-      case SPAN_KIND:
-        r.int32(end)
-        break
-      case SPAN_START:
-      case SPAN_END:
-        r.fixed64(end)
-        break
-      case SPAN_ATTRIBUTES:
-        if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
-        break
-      case SPAN_EVENTS:
-        if (scanEvent(r, r.lengthEnd(end))) candidate = true
-        break
-      case SPAN_LINKS:
-        scanLink(r, r.lengthEnd(end))
-        break
-      case SPAN_STATUS:
-        scanStatus(r, r.lengthEnd(end))
-        break
-      default:
-        r.skip(tag, end)
-    }
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
   if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
   const flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
-  out.add(traceId, spanId, start, end, flags, group)
+  addScanned(traceId, spanId, start, end, flags, group)
 }
 
 /** Checks a parent span id (0 or 8 bytes) and tells whether it marks a root (empty or all zeros). */

@@ -1,0 +1,28 @@
+/**
+ * The pipeline benchmark's OTLP backend, in a worker thread: the receiver (`startOtlpReceiver`)
+ * parses every export request and decodes its score spans, work of the backend, not of the
+ * pipeline under test, which in production runs elsewhere. On the pipeline's own thread it took
+ * CPU from the subject that the bare kafkajs baseline does not pay. Posts `{ url }` once
+ * listening, `{ scores, done: true }` when `workerData.expected` distinct score spans arrived,
+ * and `{ closed: true }` after the message `'close'`.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
+
+const port = parentPort!
+const expected = (workerData as { expected: number }).expected
+const receiver = await startOtlpReceiver()
+let done = false
+receiver.onScore = () => {
+  if (done || receiver.scores.size < expected) return
+  done = true
+  port.postMessage({ scores: receiver.scores.size, done: true })
+}
+port.on('message', async (message) => {
+  if (message === 'scores') port.postMessage({ scores: receiver.scores.size })
+  if (message !== 'close') return
+  await receiver.close()
+  port.postMessage({ closed: true })
+  port.close()
+})
+port.postMessage({ url: receiver.url })
