@@ -103,6 +103,8 @@ describe('configuration defaults', () => {
       'kafka.fromBeginning': resolved.kafka.fromBeginning,
       'kafka.deadLetterTopic': resolved.kafka.deadLetterTopic,
       'kafka.repartition': resolved.kafka.repartition,
+      'kafka.fetchMaxWaitMs': resolved.kafka.fetchMaxWaitMs,
+      'kafka.sessionTimeoutMs': resolved.kafka.sessionTimeoutMs,
       'assembly.settleMs': resolved.assembly.settleMs,
       'assembly.maxTraceAgeMs': resolved.assembly.maxTraceAgeMs,
       'assembly.rescoreLateSpans': resolved.assembly.rescoreLateSpans,

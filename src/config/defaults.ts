@@ -13,6 +13,7 @@ export const configDefaults = {
     fromBeginning: false,
     deadLetterTopic: 'otlp_spans_dlq',
     sessionTimeoutMs: 30_000,
+    fetchMaxWaitMs: 100,
     repartition: false,
   },
   assembly: {

@@ -128,6 +128,12 @@ export const configSchema = z
          * rejoins as a new member and the coordinator waits for the old one's session to expire.
          */
         sessionTimeoutMs: z.number().int().positive().default(d.kafka.sessionTimeoutMs),
+        /**
+         * Longest wait of a fetch on the broker (kafkajs `maxWaitTimeInMs`, Java's
+         * `fetch.max.wait.ms`). kafkajs also sleeps this long, uninterruptibly, whenever every
+         * partition is paused, so reading resumes up to this long after backpressure lifts.
+         */
+        fetchMaxWaitMs: z.number().int().positive().max(60_000).default(d.kafka.fetchMaxWaitMs),
         /** When set, every (run, scorer) decision is produced here as one JSON record keyed by trace id. */
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */

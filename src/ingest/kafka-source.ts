@@ -30,7 +30,7 @@ export interface KafkaSourceOptions<R>
   /** Topic for records that cannot be decoded; `false` drops them (counted). Default `otlp_spans_dlq`. */
   deadLetterTopic?: string | false
   sessionTimeout?: number
-  /** kafkajs `maxWaitTimeInMs`. Default 500 ms, as Java's `fetch.max.wait.ms`. */
+  /** kafkajs `maxWaitTimeInMs` (config `kafka.fetchMaxWaitMs`). */
   maxWaitTimeMs?: number
   /** Further kafkajs consumer settings (fetch sizes, rack id...); they override the ones above. */
   consumerConfig?: Partial<ConsumerConfig>

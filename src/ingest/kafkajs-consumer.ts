@@ -1,4 +1,5 @@
 import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
+import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
 import { registerCompressionCodecs } from './codecs.ts'
@@ -15,7 +16,7 @@ interface KafkajsConsumerOptions {
   fromBeginning: boolean
   /** Default 30,000 ms. */
   sessionTimeout?: number
-  /** Longest wait of a fetch (kafkajs `maxWaitTimeInMs`; also its sleep while every partition is paused). Default 500 ms. */
+  /** Longest wait of a fetch (kafkajs `maxWaitTimeInMs`; also its sleep while every partition is paused). Default `kafka.fetchMaxWaitMs`. */
   maxWaitTimeMs?: number
   /** Further kafkajs consumer settings; they override the ones above. */
   consumerConfig?: Partial<ConsumerConfig>
@@ -44,7 +45,8 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
   registerCompressionCodecs()
   const now = options.now ?? Date.now
-  const sessionTimeout = options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? 30_000
+  const sessionTimeout =
+    options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? configDefaults.kafka.sessionTimeoutMs
   const rebalanceTimeout = options.consumerConfig?.rebalanceTimeout ?? 60_000
   const stallTimeoutMs = options.stallTimeoutMs ?? 2 * Math.max(sessionTimeout, rebalanceTimeout)
   let consumer: Consumer | undefined
@@ -91,7 +93,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       const c = options.kafka.consumer({
         groupId: options.groupId,
         sessionTimeout,
-        maxWaitTimeInMs: options.maxWaitTimeMs ?? 500,
+        maxWaitTimeInMs: options.maxWaitTimeMs ?? configDefaults.kafka.fetchMaxWaitMs,
         allowAutoTopicCreation: false,
         ...options.consumerConfig,
       })
