@@ -11,94 +11,174 @@ export const doubleAttributeKeys: ReadonlySet<string> = new Set([
   'tracescore.sampling.rate',
 ])
 
-type Rewrite = (message: Uint8Array) => Uint8Array
-
 // OTLP field numbers along the path to span and event attributes (opentelemetry-proto trace/v1).
 const KEY_VALUE_KEY = 1
 const KEY_VALUE_VALUE = 2
 const ANY_VALUE_INT = 3
 const ANY_VALUE_DOUBLE = 4
+/** `AnyValue.double_value` as written: its tag, then 8 bytes. */
+const DOUBLE_VALUE_SIZE = 9
 
-/** A `KeyValue` whose key is in `doubleAttributeKeys` and whose value is an int, rewritten as a double. */
-const keyValue: Rewrite = (bytes) => {
-  const r = new ProtobufReader(bytes)
-  let key = ''
-  let value: { fieldStart: number; start: number; end: number } | undefined
-  while (r.pos < bytes.length) {
-    const fieldStart = r.pos
-    const tag = r.tag(bytes.length)
-    if (tag === ((KEY_VALUE_KEY << 3) | WireType.LENGTH_DELIMITED)) key = r.string(r.lengthEnd(bytes.length))
-    else if (tag === ((KEY_VALUE_VALUE << 3) | WireType.LENGTH_DELIMITED)) {
-      const end = r.lengthEnd(bytes.length)
-      value = { fieldStart, start: r.pos, end }
-      r.pos = end
-    } else r.skip(tag, bytes.length)
-  }
-  if (!value || !doubleAttributeKeys.has(key)) return bytes
-  const int = anyValueInt(bytes.subarray(value.start, value.end))
-  if (int === undefined) return bytes
-  const double = new Uint8Array(9)
-  double[0] = (ANY_VALUE_DOUBLE << 3) | WireType.FIXED64
-  new DataView(double.buffer).setFloat64(1, int, true)
-  return concat([
-    bytes.subarray(0, value.fieldStart),
-    field(KEY_VALUE_VALUE, double),
-    bytes.subarray(value.end),
-  ])
+/** What a message holds, on the path to the attributes: its length-delimited fields to look into, or a `KeyValue`. */
+type Shape = { fields: Record<number, Shape> } | 'keyValue'
+
+// ExportTraceServiceRequest.resource_spans(1) → ResourceSpans.scope_spans(2) → ScopeSpans.spans(2)
+// → Span.attributes(9) and Span.events(11) → Event.attributes(3).
+const EVENT: Shape = { fields: { 3: 'keyValue' } }
+const SPAN: Shape = { fields: { 9: 'keyValue', 11: EVENT } }
+const EXPORT_REQUEST: Shape = { fields: { 1: { fields: { 2: { fields: { 2: SPAN } } } } } }
+
+/** The keys of `doubleAttributeKeys` as UTF-8, compared with a KeyValue's key bytes without decoding them. */
+const doubleKeyBytes = [...doubleAttributeKeys].map((key) => new TextEncoder().encode(key))
+
+/**
+ * A message that changes: its bytes `start..end` in the request, its size once rewritten, and
+ * its fields that change (in wire order). Only messages on the path to a rewritten value get one.
+ */
+interface Changed {
+  start: number
+  end: number
+  size: number
+  edits: Edit[]
 }
 
-/** The int64 of an `AnyValue` holding an `int_value`, else undefined. */
-function anyValueInt(bytes: Uint8Array): number | undefined {
-  const r = new ProtobufReader(bytes)
+/** One changed field: its tag from `fieldStart` to `lengthStart`, then either a changed message or a double. */
+interface Edit {
+  fieldStart: number
+  lengthStart: number
+  end: number
+  message?: Changed
+  double?: number
+}
+
+/**
+ * An OTLP/protobuf `ExportTraceServiceRequest` with every `int_value` of a double-typed score
+ * attribute (span attributes and event attributes) written as a `double_value`; all other bytes
+ * are kept as they are. One pass finds what changes (reading keys as bytes, allocating only for
+ * the messages that change), a second writes the result into one buffer of its final size; a
+ * request with nothing to change is returned as it is.
+ */
+export function withDoubleScoresProto(request: Uint8Array): Uint8Array {
+  const r = new ProtobufReader(request)
+  const changed = plan(r, 0, request.length, EXPORT_REQUEST)
+  if (!changed) return request
+  const out = new Uint8Array(changed.size)
+  write(request, changed, out, 0)
+  return out
+}
+
+function plan(r: ProtobufReader, start: number, end: number, shape: Shape): Changed | undefined {
+  if (shape === 'keyValue') return planKeyValue(r, start, end)
+  let edits: Edit[] | undefined
+  let size = end - start
+  r.pos = start
+  while (r.pos < end) {
+    const fieldStart = r.pos
+    const tag = r.tag(end)
+    const inner = shape.fields[tag >>> 3]
+    if (inner === undefined || (tag & 7) !== WireType.LENGTH_DELIMITED) {
+      r.skip(tag, end)
+      continue
+    }
+    const lengthStart = r.pos
+    const contentEnd = r.lengthEnd(end)
+    const message = plan(r, r.pos, contentEnd, inner)
+    r.pos = contentEnd
+    if (!message) continue
+    edits ??= []
+    edits.push({ fieldStart, lengthStart, end: contentEnd, message })
+    size += varintSize(message.size) + message.size - (contentEnd - lengthStart)
+  }
+  return edits && { start, end, size, edits }
+}
+
+/** A `KeyValue` whose key is in `doubleAttributeKeys` and whose value is an int: its value becomes a double. */
+function planKeyValue(r: ProtobufReader, start: number, end: number): Changed | undefined {
+  let keyStart = -1
+  let keyEnd = -1
+  let value: Edit | undefined
+  r.pos = start
+  while (r.pos < end) {
+    const fieldStart = r.pos
+    const tag = r.tag(end)
+    if (tag === ((KEY_VALUE_KEY << 3) | WireType.LENGTH_DELIMITED)) {
+      keyEnd = r.lengthEnd(end)
+      keyStart = r.pos
+      r.pos = keyEnd
+    } else if (tag === ((KEY_VALUE_VALUE << 3) | WireType.LENGTH_DELIMITED)) {
+      const lengthStart = r.pos
+      const valueEnd = r.lengthEnd(end)
+      const int = anyValueInt(r, r.pos, valueEnd)
+      value = int === undefined ? undefined : { fieldStart, lengthStart, end: valueEnd, double: int }
+      r.pos = valueEnd
+    } else r.skip(tag, end)
+  }
+  if (!value || !isDoubleKey(r.buf, keyStart, keyEnd)) return undefined
+  const size = end - start + 1 + DOUBLE_VALUE_SIZE - (value.end - value.lengthStart)
+  return { start, end, size, edits: [value] }
+}
+
+function isDoubleKey(bytes: Uint8Array, start: number, end: number): boolean {
+  if (start < 0) return false
+  return doubleKeyBytes.some((key) => {
+    if (key.length !== end - start) return false
+    for (let i = 0; i < key.length; i++) if (key[i] !== bytes[start + i]) return false
+    return true
+  })
+}
+
+/** The int64 of an `AnyValue` (`start..end`) holding an `int_value`, else undefined. */
+function anyValueInt(r: ProtobufReader, start: number, end: number): number | undefined {
   let int: number | undefined
-  while (r.pos < bytes.length) {
-    const tag = r.tag(bytes.length)
+  r.pos = start
+  while (r.pos < end) {
+    const tag = r.tag(end)
     if (tag === ((ANY_VALUE_INT << 3) | WireType.VARINT)) {
-      r.varint64(bytes.length)
+      r.varint64(end)
       int = (r.hi | 0) * 2 ** 32 + r.lo
     } else {
-      r.skip(tag, bytes.length)
+      r.skip(tag, end)
       int = undefined
     }
   }
   return int
 }
 
-/** Rewrites the given length-delimited fields of a message and copies every other field as it is. */
-function message(fields: Record<number, Rewrite>): Rewrite {
-  return (bytes) => {
-    const r = new ProtobufReader(bytes)
-    const parts: Uint8Array[] = []
-    while (r.pos < bytes.length) {
-      const start = r.pos
-      const tag = r.tag(bytes.length)
-      const rewrite = fields[tag >>> 3]
-      if (rewrite && (tag & 7) === WireType.LENGTH_DELIMITED) {
-        const end = r.lengthEnd(bytes.length)
-        parts.push(field(tag >>> 3, rewrite(bytes.subarray(r.pos, end))))
-        r.pos = end
-      } else {
-        r.skip(tag, bytes.length)
-        parts.push(bytes.subarray(start, r.pos))
-      }
+/** Writes `changed` (a message of `request`, rewritten) at `at` in `out`; returns the position after it. */
+function write(request: Uint8Array, changed: Changed, out: Uint8Array, at: number): number {
+  let from = changed.start
+  for (const edit of changed.edits) {
+    out.set(request.subarray(from, edit.lengthStart), at)
+    at += edit.lengthStart - from
+    if (edit.message) {
+      at = writeVarint(out, at, edit.message.size)
+      at = write(request, edit.message, out, at)
+    } else {
+      at = writeVarint(out, at, DOUBLE_VALUE_SIZE)
+      out[at] = (ANY_VALUE_DOUBLE << 3) | WireType.FIXED64
+      new DataView(out.buffer, out.byteOffset).setFloat64(at + 1, edit.double!, true)
+      at += DOUBLE_VALUE_SIZE
     }
-    return concat(parts)
+    from = edit.end
   }
+  out.set(request.subarray(from, changed.end), at)
+  return at + changed.end - from
 }
 
-// ExportTraceServiceRequest.resource_spans(1) → ResourceSpans.scope_spans(2) → ScopeSpans.spans(2)
-// → Span.attributes(9) and Span.events(11) → Event.attributes(3).
-const event = message({ 3: keyValue })
-const span = message({ 9: keyValue, 11: event })
-const exportRequest = message({ 1: message({ 2: message({ 2: span }) }) })
+function varintSize(value: number): number {
+  let size = 1
+  for (let v = value >>> 7; v > 0; v >>>= 7) size++
+  return size
+}
 
-/**
- * An OTLP/protobuf `ExportTraceServiceRequest` with every `int_value` of a double-typed score
- * attribute (span attributes and event attributes) written as a `double_value`; all other bytes
- * are kept as they are.
- */
-export function withDoubleScoresProto(request: Uint8Array): Uint8Array {
-  return exportRequest(request)
+function writeVarint(out: Uint8Array, at: number, value: number): number {
+  let v = value >>> 0
+  while (v > 0x7f) {
+    out[at++] = (v & 0x7f) | 0x80
+    v >>>= 7
+  }
+  out[at++] = v
+  return at
 }
 
 interface JsonKeyValue {
@@ -131,24 +211,4 @@ export function withDoubleScoresJson(request: Uint8Array): Uint8Array {
     }
   }
   return new TextEncoder().encode(JSON.stringify(body))
-}
-
-/** A length-delimited field: tag, length varint, content. */
-function field(fieldNumber: number, content: Uint8Array): Uint8Array {
-  return concat([varint((fieldNumber << 3) | WireType.LENGTH_DELIMITED), varint(content.length), content])
-}
-
-function varint(value: number): Uint8Array {
-  const out: number[] = []
-  let v = value >>> 0
-  while (v > 0x7f) {
-    out.push((v & 0x7f) | 0x80)
-    v >>>= 7
-  }
-  out.push(v)
-  return Uint8Array.from(out)
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  return Buffer.concat(parts)
 }
