@@ -201,14 +201,10 @@ describe('Phoenix down while the sink retries', () => {
     const annotations = createPhoenixAnnotationSink({ url: baseUrl, retry })
     const delivered = Promise.all([otlp.deliver(scores), annotations.deliver(scores)])
     let settled = false
-    void delivered.then(
-      () => {
-        settled = true
-      },
-      () => {
-        settled = true
-      },
-    )
+    const mark = () => {
+      settled = true
+    }
+    void delivered.then(mark, mark)
     // Keep Phoenix down for a while (bounded), then bring it back.
     await new Promise((r) => setTimeout(r, 10_000))
     expect(settled).toBe(false)

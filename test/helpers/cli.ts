@@ -84,14 +84,10 @@ export function spawnTracescore(
     child.on('close', (code, signal) => resolve({ code, signal }))
   })
   let ended = false
-  void exited.then(
-    () => {
-      ended = true
-    },
-    () => {
-      ended = true
-    },
-  )
+  const mark = () => {
+    ended = true
+  }
+  void exited.then(mark, mark)
   return {
     child,
     stdout: () => stdout,

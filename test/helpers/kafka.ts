@@ -30,6 +30,7 @@ import {
   logLevel,
   type Message,
 } from 'kafkajs'
+import { until } from './poll.ts'
 
 const execFileP = promisify(execFile)
 
@@ -102,6 +103,20 @@ export async function fullyCommitted(kafka: Kafka, groupId: string, topic: strin
   ])
   for (const [partition, end] of ends) if (committed.get(partition) !== end) return false
   return true
+}
+
+/** Waits (up to a minute) until the group has committed the end of every partition of the topic. */
+export function untilFullyCommitted(
+  kafka: Kafka,
+  groupId: string,
+  topic: string,
+  what: string,
+): Promise<void> {
+  return until(
+    () => fullyCommitted(kafka, groupId, topic),
+    60_000,
+    () => what,
+  )
 }
 
 /** A message for `produce()`: a kafkajs Message, or just a value. */

@@ -7,7 +7,7 @@ import {
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
-import { createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, fullyCommitted, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
@@ -75,11 +75,7 @@ describe('backpressure', () => {
         60_000,
         () => 'every run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'offsets committed to the end',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'offsets committed to the end')
       expect(source.stats().paused).toBe(false)
     } finally {
       open()

@@ -20,7 +20,7 @@ import {
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { createLogger, type Logger, silentLogger } from '../../src/ops/logger.ts'
-import { createTopic, fullyCommitted, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, testBrokers, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
@@ -130,11 +130,7 @@ describe('a Kafka consumer that dies', () => {
         60_000,
         () => 'every run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'committed to the end',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'committed to the end')
     } finally {
       await source.stop()
     }
@@ -214,11 +210,7 @@ describe('a Kafka consumer that dies', () => {
         100_000,
         () => 'every run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'committed to the end',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'committed to the end')
     } finally {
       await source.stop()
       for (const socket of frozen) socket.destroy()

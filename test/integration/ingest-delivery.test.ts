@@ -12,7 +12,7 @@ import {
   shuffled,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
-import { createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 registerCompressionCodecs() // this test's producer writes snappy/lz4/zstd as the Collector can
@@ -132,11 +132,7 @@ describe('Kafka span source on the real broker', () => {
         60_000,
         () => 'all runs delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'offsets committed to the end',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'offsets committed to the end')
     } finally {
       await source.stop()
     }

@@ -9,7 +9,7 @@ import {
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 import { createLogger, type Logger } from '../../src/ops/logger.ts'
-import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, readTopic, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
@@ -72,11 +72,7 @@ describe('poison records', () => {
         () => 'good runs delivered',
       )
       // The bad records' offsets move on: the group commits the end of the topic.
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'offsets committed past the poison',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'offsets committed past the poison')
     } finally {
       await source.stop()
     }

@@ -7,7 +7,13 @@ import {
   isGeneratedAgentSpan,
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { silentLogger } from '../../src/ops/logger.ts'
-import { committedOffsets, createTopic, fullyCommitted, testKafka, uniqueName } from '../helpers/kafka.ts'
+import {
+  committedOffsets,
+  createTopic,
+  testKafka,
+  uniqueName,
+  untilFullyCommitted,
+} from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
@@ -85,11 +91,7 @@ describe('downstream failures', () => {
         60_000,
         () => 'the failing run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'offsets committed to the end',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'offsets committed to the end')
     } finally {
       await source.stop()
     }

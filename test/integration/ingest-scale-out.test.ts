@@ -14,7 +14,7 @@ import {
 } from '../../src/ingest/testing/agent-traffic.ts'
 import { deliverTraces } from '../../src/ingest/testing/deliver-traces.ts'
 import { createLogger } from '../../src/ops/logger.ts'
-import { createTopic, fullyCommitted, readTopic, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, readTopic, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const kafka = testKafka()
@@ -115,11 +115,7 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
         60_000,
         () => 'every run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, groupId, topic),
-        60_000,
-        () => 'group committed everything',
-      )
+      await untilFullyCommitted(kafka, groupId, topic, 'group committed everything')
     } finally {
       await Promise.all([a.stop(), b.stop()])
     }
@@ -190,16 +186,8 @@ describe('scale-out: two instances in one consumer group on a 4-partition topic'
         60_000,
         () => 'every run delivered',
       )
-      await until(
-        () => fullyCommitted(kafka, repartitionGroup, raw),
-        60_000,
-        () => 'raw offsets committed',
-      )
-      await until(
-        () => fullyCommitted(kafka, sourceGroup, byTraceTopic),
-        60_000,
-        () => 'internal topic offsets committed',
-      )
+      await untilFullyCommitted(kafka, repartitionGroup, raw, 'raw offsets committed')
+      await untilFullyCommitted(kafka, sourceGroup, byTraceTopic, 'internal topic offsets committed')
     } finally {
       await Promise.all([a.stop(), b.stop(), ...repartitioners.map((r) => r.stop())])
     }
