@@ -63,7 +63,7 @@ export function withDoubleScoresProto(request: Uint8Array): Uint8Array {
   const changed = plan(r, 0, request.length, EXPORT_REQUEST)
   if (!changed) return request
   const out = new Uint8Array(changed.size)
-  write(request, changed, out, 0)
+  write(request, changed, out, new DataView(out.buffer), 0)
   return out
 }
 
@@ -145,18 +145,18 @@ function anyValueInt(r: ProtobufReader, start: number, end: number): number | un
 }
 
 /** Writes `changed` (a message of `request`, rewritten) at `at` in `out`; returns the position after it. */
-function write(request: Uint8Array, changed: Changed, out: Uint8Array, at: number): number {
+function write(request: Uint8Array, changed: Changed, out: Uint8Array, view: DataView, at: number): number {
   let from = changed.start
   for (const edit of changed.edits) {
     out.set(request.subarray(from, edit.lengthStart), at)
     at += edit.lengthStart - from
     if (edit.message) {
       at = writeVarint(out, at, edit.message.size)
-      at = write(request, edit.message, out, at)
+      at = write(request, edit.message, out, view, at)
     } else {
       at = writeVarint(out, at, DOUBLE_VALUE_SIZE)
       out[at] = (ANY_VALUE_DOUBLE << 3) | WireType.FIXED64
-      new DataView(out.buffer, out.byteOffset).setFloat64(at + 1, edit.double!, true)
+      view.setFloat64(at + 1, edit.double!, true)
       at += DOUBLE_VALUE_SIZE
     }
     from = edit.end

@@ -97,20 +97,28 @@ function cutCycles(
   byId: ReadonlyMap<string, Span>,
   starts: readonly Span[],
   children: (spanId: string) => Span[],
-): Set<Span> {
+): ReadonlySet<Span> {
+  // Below the roots and orphans every span has one parent, so a walk meets each span once: when it
+  // counts them all there is no loop, and the common case needs no set of visited spans.
+  let count = 0
+  const stack = [...starts]
+  while (stack.length > 0) {
+    count++
+    for (const child of children(stack.pop()!.spanId)) stack.push(child)
+  }
+  if (count === byId.size) return NO_CUTS
   const reached = new Set<Span>()
   const reach = (from: Span) => {
-    const stack = [from]
-    while (stack.length > 0) {
-      const span = stack.pop()!
+    const pending = [from]
+    while (pending.length > 0) {
+      const span = pending.pop()!
       if (reached.has(span)) continue
       reached.add(span)
-      for (const child of children(span.spanId)) stack.push(child)
+      for (const child of children(span.spanId)) pending.push(child)
     }
   }
   for (const start of starts) reach(start)
   const cut = new Set<Span>()
-  if (reached.size === byId.size) return cut
   for (const span of byId.values()) {
     if (reached.has(span)) continue
     const path = new Set<Span>()
@@ -124,6 +132,8 @@ function cutCycles(
   }
   return cut
 }
+
+const NO_CUTS: ReadonlySet<Span> = new Set()
 
 /**
  * Visits every span below `span`, depth first, each once (a cyclic parent chain cannot loop).
