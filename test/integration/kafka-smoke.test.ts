@@ -4,6 +4,7 @@
  * ways against Java's reference client, and a stop/restart of a second broker that keeps its data.
  */
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import kafkajs from 'kafkajs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -242,14 +243,20 @@ describe('start/stop scripts (extra brokers on their own ports)', () => {
   })
 
   it('fails fast with the log tail when the broker cannot start (controller port taken)', async () => {
-    const taken = testBrokers()[0]?.split(':')[1] ?? '9092'
+    // The test takes the port itself: borrowing the shared broker's port would start a broker that
+    // squats it whenever the shared broker is not running.
+    const squatter = createServer()
+    await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve))
+    const taken = String((squatter.address() as { port: number }).port)
     const err = await runScript('kafka-start.sh', {
       KAFKA_PORT: String(port + 7),
       KAFKA_CONTROLLER_PORT: taken,
-    }).then(
-      () => undefined,
-      (e: unknown) => e as { code?: number; stderr?: string },
-    )
+    })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: number; stderr?: string },
+      )
+      .finally(() => squatter.close())
     expect(err?.code).toBe(1)
     expect(err?.stderr).toMatch(/did not become ready/)
     expect(err?.stderr).toMatch(/Address already in use/)
