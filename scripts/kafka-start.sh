@@ -142,6 +142,8 @@ fi
 heap_opts=${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}
 jvm_opts=${KAFKA_JVM_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:TieredStopAtLevel=1 -Djava.awt.headless=true}
 # shellcheck disable=SC2086 # word splitting of the option strings is intended
+# Where this start's lines begin in server.log (the log is appended to across starts).
+log_from=$(($(stat -c %s "$KAFKA_LOG_DIR/server.log" 2>/dev/null || echo 0) + 1))
 setsid nohup java $heap_opts $jvm_opts "${log_opts[@]}" -cp "$KAFKA_LIBS/*" \
   kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.out" 2>&1 </dev/null 9>&- &
 pid=$!
@@ -157,10 +159,11 @@ if probe_ready --timeout-ms "$((${KAFKA_START_TIMEOUT:-60} * 1000))" --pid "$pid
   log "log: $KAFKA_LOG_DIR/server.log (JVM output: $KAFKA_DIR/kafka.out); stop: ${port_env}bash $KAFKA_ROOT/scripts/kafka-stop.sh"
   exit 0
 fi
-log "the broker did not become ready; first errors, then the last lines of $KAFKA_LOG_DIR/server.log:" >&2
-grep -m 5 -E '^\[[^]]*\] (ERROR|FATAL)' "$KAFKA_LOG_DIR/server.log" >&2 2>/dev/null || true
+log "the broker did not become ready; this start's first errors and their causes, then the last lines of $KAFKA_LOG_DIR/server.log:" >&2
+this_start() { tail -c "+$log_from" "$KAFKA_LOG_DIR/server.log" 2>/dev/null; }
+this_start | grep -m 10 -E '^\[[^]]*\] (ERROR|FATAL)|^Caused by:' >&2 || true
 echo '...' >&2
-tail -n 40 "$KAFKA_LOG_DIR/server.log" >&2 2>/dev/null || true
+this_start | tail -n 40 >&2 || true
 tail -n 20 "$KAFKA_DIR/kafka.out" >&2 2>/dev/null || true
 kill -TERM "$pid" 2>/dev/null && sleep 3 && kill -KILL "$pid" 2>/dev/null || true
 rm -f "$KAFKA_PID_FILE"
