@@ -182,6 +182,19 @@ describe('decodeOtlpJson on the Collector example and edge cases', () => {
     expect(error.code).toBe('invalid_json')
     expect(error.offset).toBe(4)
     expect(errorOf(() => decodeOtlpJson('[]')).code).toBe('invalid_field')
+    // A top level that is not a request is named as such, not as a field inside it.
+    for (const [text, got] of [
+      ['[{"resourceSpans": []}]', 'an array'],
+      ['42', 'a number'],
+      ['null', 'null'],
+      ['"x"', 'a string'],
+    ]) {
+      const topLevel = errorOf(() => decodeOtlpJson(text!))
+      expect(topLevel.path).toBeUndefined()
+      expect(topLevel.message).toBe(
+        `expected an ExportTraceServiceRequest object at the top level, got ${got}`,
+      )
+    }
     expect(errorOf(() => decodeOtlpJson('{"resourceSpans": {}}')).code).toBe('invalid_field')
     expect(errorOf(() => decodeOtlpJson('{"resourceSpans": [{"scopeSpans": [{"spans": [7]}]}]}')).path).toBe(
       'resourceSpans[0].scopeSpans[0].spans[0]',

@@ -102,7 +102,13 @@ function list(value: unknown, cur: Cursor, field: string): unknown[] {
  */
 export function visitOtlpJsonRequest(request: unknown, visit: OtlpSpanVisitor, payloadSize = 0): void {
   const cur: Cursor = { rs: -1, ss: -1, span: -1, inner: '' }
-  if (!isObject(request)) fail(cur, '', 'expected an object', 'invalid_field')
+  if (!isObject(request)) {
+    const got = request === null ? 'null' : Array.isArray(request) ? 'an array' : `a ${typeof request}`
+    throw new OtlpDecodeError(
+      'invalid_field',
+      `expected an ExportTraceServiceRequest object at the top level, got ${got}`,
+    )
+  }
   const resourceSpans = list(request.resourceSpans, cur, '')
   let count = 0
   for (const rs of resourceSpans) {
