@@ -4,12 +4,14 @@ import { kafkajsLogCreator } from '../ops/kafkajs-log.ts'
 import type { Logger } from '../ops/logger.ts'
 import { registerCompressionCodecs } from './codecs.ts'
 import { kafkaTlsOptions } from './kafka-security.ts'
+import { fixKafkajsRequestQueue } from './kafkajs-request-queue.ts'
 
 /**
  * The process's one kafkajs client, for the configured brokers, TLS and SASL: the source's
  * consumer, the repartitioner, the producer (dead letters, decisions, the Kafka score sink) and
  * the admin (start-up, lag) all come from it. Registers the snappy, lz4 and zstd codecs first,
- * since records may come compressed with any of them (the Collector's `producer.compression`).
+ * since records may come compressed with any of them (the Collector's `producer.compression`), and
+ * stops kafkajs's idle 1 ms timer loop (`fixKafkajsRequestQueue`).
  * kafkajs's log lines (warnings and errors) go through `logger`, the process's one logger.
  */
 export function createKafkaClient(
@@ -18,6 +20,7 @@ export function createKafkaClient(
   overrides: Partial<KafkaConfig> = {},
 ): Kafka {
   registerCompressionCodecs()
+  fixKafkajsRequestQueue()
   return new Kafka({
     clientId: kafka.clientId,
     brokers: kafka.brokers,
