@@ -30,6 +30,7 @@ import {
   logLevel,
   type Message,
 } from 'kafkajs'
+import { fixKafkajsRequestQueue } from '../../src/ingest/kafkajs-request-queue.ts'
 import { until } from './poll.ts'
 
 const execFileP = promisify(execFile)
@@ -42,8 +43,9 @@ export function testBrokers(): string[] {
   return (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim())
 }
 
-/** A quiet kafkajs client on `testBrokers()` (or the given list). */
+/** A quiet kafkajs client on `testBrokers()` (or the given list), without kafkajs's idle timer loop. */
 export function testKafka(clientId = 'tracescore-test', brokers: string[] = testBrokers()): Kafka {
+  fixKafkajsRequestQueue()
   return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING })
 }
 

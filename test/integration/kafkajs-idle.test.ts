@@ -12,12 +12,18 @@ import { createTopic, deleteTopics, testBrokers, uniqueName } from '../helpers/k
 const topic = uniqueName('idle')
 
 afterAll(async () => {
-  const kafka = createKafkaClient(resolveConfig({ kafka: { brokers: testBrokers() } }, {}).kafka, silentLogger())
+  const kafka = createKafkaClient(
+    resolveConfig({ kafka: { brokers: testBrokers() } }, {}).kafka,
+    silentLogger(),
+  )
   await deleteTopics(kafka, [topic])
 })
 
 it('an idle consumer arms no 1 ms timer loop and emits no TimeoutNegativeWarning', async () => {
-  const kafka = createKafkaClient(resolveConfig({ kafka: { brokers: testBrokers() } }, {}).kafka, silentLogger())
+  const kafka = createKafkaClient(
+    resolveConfig({ kafka: { brokers: testBrokers() } }, {}).kafka,
+    silentLogger(),
+  )
   await createTopic(kafka, topic, 2)
   const consumer = kafka.consumer({ groupId: uniqueName('idle'), maxWaitTimeInMs: 100 })
   const warnings: string[] = []
@@ -33,9 +39,9 @@ it('an idle consumer arms no 1 ms timer loop and emits no TimeoutNegativeWarning
     consumer.on(consumer.events.FETCH, () => fetched++)
     while (fetched < 3) await new Promise((resolve) => realSetTimeout(resolve, 50))
     // Count the timers armed for at most 1 ms while the consumer keeps fetching an empty topic.
-    globalThis.setTimeout = ((handler: () => void, delay?: number, ...args: unknown[]) => {
-      if (delay === undefined || delay <= 1) shortTimers++
-      return realSetTimeout(handler, delay, ...args)
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      if (args[1] === undefined || args[1] <= 1) shortTimers++
+      return realSetTimeout(...args)
     }) as typeof setTimeout
     const fetchedBefore = fetched
     while (fetched < fetchedBefore + 5) await new Promise((resolve) => realSetTimeout(resolve, 50))
