@@ -78,6 +78,9 @@ async function resolveRange(
   from: ReplayBound,
   to: ReplayBound | undefined,
 ): Promise<PipelineRange> {
+  if (!(await admin.listTopics()).includes(topic)) {
+    throw new Error(`topic ${topic} does not exist: nothing to replay`)
+  }
   const ends = await admin.fetchTopicOffsets(topic)
   const at = async (bound: ReplayBound) =>
     'offset' in bound
