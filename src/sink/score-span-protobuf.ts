@@ -12,7 +12,9 @@ import { doubleAttributeKeys } from './score-value-encoding.ts'
  * object, defaults written where it writes them) except that the values of `doubleAttributeKeys`
  * on spans and events are always doubles: the OTel serializer writes a whole number as an int.
  * Written in two passes (measure, then write into a buffer of the exact size), in less than half
- * the CPU time of the OTel serializer plus a rewrite of its output (bench/score-span-serialization.ts).
+ * the CPU time of the OTel serializer plus a rewrite of its output
+ * (bench/score-span-serialization.bench.ts). The test compares it with the installed OTel
+ * serializer, so an OTel upgrade that changes the bytes shows there.
  */
 export function serializeScoreSpanRequest(spans: ReadableSpan[]): Uint8Array {
   const groups = groupByResourceAndScope(spans)
