@@ -265,6 +265,12 @@ describe('serializeScoreSpanRequest', () => {
     const spans = decodeOtlpTraces(new Uint8Array(body), 'otlp_proto')
     expect(spans.map((s) => s.attributes['gen_ai.evaluation.score.value'])).toEqual([1, 0, 0, -3, 0.5])
   })
+
+  it('refuses an attribute value that toScoreSpan never makes (an object) instead of writing other bytes', () => {
+    const span = toScoreSpan(scoreRecordFixture(), { resource: resources[0]! })
+    const odd = { ...span, attributes: { ...span.attributes, nested: { a: 1 } as unknown as string } }
+    expect(() => serializeScoreSpanRequest([odd])).toThrow(/unsupported type: object/)
+  })
 })
 
 function range(from: number, to: number, step = 1): number[] {
