@@ -4,8 +4,8 @@
  * - `writer`: `serializeScoreSpanRequest`, what the http/protobuf exporter uses;
  * - `otel`: the OTel JS `ProtobufTraceSerializer` alone (whole-number scores as ints);
  * - `otel+rewrite`: that plus `withDoubleScoresProto`, what the exporter used before the writer.
- *   The rewrite was deleted with c233988: this subject runs only in a copy of an older tree
- *   (`SCORE_SPAN_BENCH_BEFORE_TREE=<dir>`, a checkout of 7bf4920 or earlier holding this file).
+ *   The rewrite is deleted: this subject runs only in a copy of an older tree that still has it
+ *   (`SCORE_SPAN_BENCH_BEFORE_TREE=<dir>`, e.g. main at 64deea3, with this file copied in).
  *
  * Each measurement is its own process: a warm-up, then the median of 15 rounds of 50 requests,
  * CPU time (`process.cpuUsage`). The subjects alternate, 3 rounds of processes.

@@ -17,7 +17,8 @@ import { scoreRecordFixture } from './testing/score-record-fixture.ts'
  * each such value replaced by a unique fraction (written as a double: tag 0x21 and 8 bytes), then
  * those 8 bytes are replaced by the whole number's. A double has one size, so no length changes,
  * and every other byte is the OTel serializer's. (This is what the exporter sent before the writer:
- * the OTel serializer, then `withDoubleScoresProto`; 026e309 checked both agree on these batches.)
+ * the OTel serializer, then `withDoubleScoresProto`; until that rewrite was deleted, a test here
+ * checked that both give the same bytes on these batches.)
  */
 function otelWithDoubleScores(spans: ReadableSpan[]): Uint8Array {
   const patches = new Map<number, number>()
