@@ -12,29 +12,37 @@ import {
 } from '@opentelemetry/otlp-transformer'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ResolvedOtlpSinkConfig } from './otlp-sink-config.ts'
-import { withDoubleScoresJson, withDoubleScoresProto } from './score-value-encoding.ts'
+import { serializeScoreSpanRequest } from './score-span-protobuf.ts'
+import { withDoubleScoresJson } from './score-value-encoding.ts'
 
 type TraceSerializer = ISerializer<ReadableSpan[], IExportTraceServiceResponse>
 
-/** The OTel serializer of a protocol, with score values always written as doubles. */
+/**
+ * The serializer of a protocol, with score values always written as doubles: for protobuf, our
+ * own writer of the request body (the OTel serializer's bytes, doubles aside, at less than half
+ * its cost); for JSON, the OTel serializer with its whole numbers rewritten.
+ */
 function scoreSpanSerializer(protocol: ResolvedOtlpSinkConfig['protocol']): TraceSerializer {
-  const [base, doubles] =
-    protocol === 'http/json'
-      ? [JsonTraceSerializer, withDoubleScoresJson]
-      : [ProtobufTraceSerializer, withDoubleScoresProto]
+  if (protocol === 'http/json') {
+    return {
+      serializeRequest: (spans) => {
+        const body = JsonTraceSerializer.serializeRequest(spans)
+        return body && withDoubleScoresJson(body)
+      },
+      deserializeResponse: (data) => JsonTraceSerializer.deserializeResponse(data),
+    }
+  }
   return {
-    serializeRequest: (spans) => {
-      const body = base.serializeRequest(spans)
-      return body && doubles(body)
-    },
-    deserializeResponse: (data) => base.deserializeResponse(data),
+    serializeRequest: serializeScoreSpanRequest,
+    deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data),
   }
 }
 
 /**
  * The OTLP/HTTP exporter of score spans: the OTel JS exporter (its transport, retries, compression,
  * timeout and headers), assembled as `OTLPTraceExporter` assembles it but with
- * {@link scoreSpanSerializer}, since the stock serializers write whole numbers as ints.
+ * {@link scoreSpanSerializer}, since the stock serializers write whole numbers as ints (and, for
+ * protobuf, cost twice as much as writing the request directly).
  */
 export function createScoreSpanExporter(config: ResolvedOtlpSinkConfig): SpanExporter {
   const contentType = config.protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'
