@@ -5,7 +5,7 @@ import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
-import { readerFor } from './detect-convention.ts'
+import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
 import { Notes } from './notes.ts'
@@ -33,7 +33,7 @@ export interface ExtractAgentRunsOptions {
  */
 export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
   const skip = new Set(options.skipRunSpanIds)
-  return [...groupByTrace(spans).values()].flatMap((trace) => extractTraceRuns(trace, skip))
+  return [...groupByTrace(spans).values()].flatMap((trace) => withSpanCache(() => extractTraceRuns(trace, skip)))
 }
 
 function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
