@@ -8,6 +8,7 @@ import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
+import { ModelOutputs } from './model-outputs.ts'
 import { Notes } from './notes.ts'
 import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
@@ -33,7 +34,9 @@ export interface ExtractAgentRunsOptions {
  */
 export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
   const skip = new Set(options.skipRunSpanIds)
-  return [...groupByTrace(spans).values()].flatMap((trace) => withSpanCache(() => extractTraceRuns(trace, skip)))
+  return [...groupByTrace(spans).values()].flatMap((trace) =>
+    withSpanCache(() => extractTraceRuns(trace, skip)),
+  )
 }
 
 function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
@@ -175,10 +178,16 @@ function buildRun(
     notes,
   )
   // A run without model-call spans (a remote agent) may still report its tool calls itself.
-  const toolCalls = collectToolCalls(models.length > 0 ? runSpans : { ...runSpans, models: [agent] }, notes)
+  // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
+  const outputs = new ModelOutputs()
+  const toolCalls = collectToolCalls(
+    models.length > 0 ? runSpans : { ...runSpans, models: [agent] },
+    notes,
+    outputs,
+  )
   const failed = runFailed(agent, toolCalls, models, notes)
-  const texts = stepTexts(runSpans, notes)
-  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed }, notes)
+  const texts = stepTexts(runSpans, notes, outputs)
+  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
