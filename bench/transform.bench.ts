@@ -16,8 +16,11 @@
  * extraction causes counts) and a digest of the runs of the first pass (the same digest before and
  * after a change: the same output).
  *
- *   npm run bench -- transform
- *   node --import tsx bench/transform.bench.ts          the rows as a table (one process)
+ *   npm run bench -- transform                          under tsx, as every benchmark
+ *   node --import tsx bench/transform.bench.ts          the rows as text (one process)
+ *   node bench/transform.bench.ts                       the same with Node's own type stripping:
+ *     the code as the service runs it from dist/, without tsx's wrappers that name each function
+ *     made at run time (`__name`), which cost extractAgentRuns about a fifth of its time
  *   node --import tsx bench/transform.bench.ts --json   the rows as JSON
  *   TRANSFORM_BENCH_CASES=generated node --import tsx bench/transform.bench.ts   only matching cases
  */
