@@ -177,9 +177,9 @@ function buildRun(
     },
     notes,
   )
-  // A run without model-call spans (a remote agent) may still report its tool calls itself.
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
+  // A run without model-call spans (a remote agent) may still report its tool calls itself.
   const toolCalls = collectToolCalls(
     models.length > 0 ? runSpans : { ...runSpans, models: [agent] },
     notes,

@@ -45,7 +45,9 @@ export function parseJsonValue(
   const trimmed = value.trim()
   const first = trimmed[0]
   const looksStructured = first === '{' || first === '['
-  const looksScalar = first === '"' || /^(?:-?\d[\d.eE+-]*|true|false|null)$/.test(trimmed)
+  // Only asked when the text does not look structured (most values here do).
+  const looksScalar =
+    !looksStructured && (first === '"' || /^(?:-?\d[\d.eE+-]*|true|false|null)$/.test(trimmed))
   if (!looksStructured && !looksScalar) return value
   try {
     return JSON.parse(trimmed)
