@@ -1,5 +1,5 @@
 import { groupByTrace, type Span } from '../model/index.ts'
-import { readerFor, spanRole } from './detect-convention.ts'
+import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
 
@@ -25,7 +25,7 @@ export function isGenAiSpan(span: Span): boolean {
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
   return [...groupByTrace(spans).values()]
-    .flatMap((trace) => findRuns(buildSpanTree(trace)).runs)
+    .flatMap((trace) => withSpanCache(() => findRuns(buildSpanTree(trace)).runs))
     .sort(byStart)
 }
 

@@ -31,16 +31,49 @@ const READERS: readonly ConventionReader[] = [
   openInferenceReader,
 ]
 
-const readers = new WeakMap<Span, ConventionReader | null>()
+/** A span's reader and role, read once while one trace is extracted. */
+interface SpanInfo {
+  reader: ConventionReader | undefined
+  /** Undefined until asked. */
+  role: SpanRole | undefined
+}
+
+/** Each span's reader and role while {@link withSpanCache} runs; undefined otherwise. */
+let cache: Map<Span, SpanInfo> | undefined
+
+/**
+ * Runs `work` with each span's reader and role remembered (a `Map` dropped when `work` returns):
+ * transform asks them of every span many times. Outside, they are read each time (a few attribute
+ * reads): a `WeakMap` kept across traces cost more to fill than the reads it saved. A call inside
+ * `work` shares the outer cache.
+ */
+export function withSpanCache<T>(work: () => T): T {
+  if (cache !== undefined) return work()
+  cache = new Map()
+  try {
+    return work()
+  } finally {
+    cache = undefined
+  }
+}
+
+function findReader(span: Span): ConventionReader | undefined {
+  for (const reader of READERS) if (reader.matches(span)) return reader
+  return undefined
+}
+
+function infoOf(span: Span, spans: Map<Span, SpanInfo>): SpanInfo {
+  let info = spans.get(span)
+  if (info === undefined) {
+    info = { reader: findReader(span), role: undefined }
+    spans.set(span, info)
+  }
+  return info
+}
 
 /** The reader for a span's convention, or undefined for a span no known convention wrote. */
 export function readerFor(span: Span): ConventionReader | undefined {
-  let reader = readers.get(span)
-  if (reader === undefined) {
-    reader = READERS.find((candidate) => candidate.matches(span)) ?? null
-    readers.set(span, reader)
-  }
-  return reader ?? undefined
+  return cache === undefined ? findReader(span) : infoOf(span, cache).reader
 }
 
 /** The instrumentation convention that wrote a span, or undefined when none is recognised. */
@@ -50,5 +83,8 @@ export function detectConvention(span: Span): Convention | undefined {
 
 /** What a span is to an agent run (`other` for spans of unknown conventions). */
 export function spanRole(span: Span): SpanRole {
-  return readerFor(span)?.role(span) ?? 'other'
+  if (cache === undefined) return findReader(span)?.role(span) ?? 'other'
+  const info = infoOf(span, cache)
+  if (info.role === undefined) info.role = info.reader?.role(span) ?? 'other'
+  return info.role
 }

@@ -5,9 +5,10 @@ import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
-import { readerFor } from './detect-convention.ts'
+import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
 import { buildOutputMessage, type MessageContext, toMastraMessages } from './message-builder.ts'
+import { ModelOutputs } from './model-outputs.ts'
 import { Notes } from './notes.ts'
 import { parentRuns } from './parent-runs.ts'
 import { buildRequestContext } from './request-context.ts'
@@ -33,7 +34,9 @@ export interface ExtractAgentRunsOptions {
  */
 export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
   const skip = new Set(options.skipRunSpanIds)
-  return [...groupByTrace(spans).values()].flatMap((trace) => extractTraceRuns(trace, skip))
+  return [...groupByTrace(spans).values()].flatMap((trace) =>
+    withSpanCache(() => extractTraceRuns(trace, skip)),
+  )
 }
 
 function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
@@ -174,11 +177,17 @@ function buildRun(
     },
     notes,
   )
+  // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
+  const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.
-  const toolCalls = collectToolCalls(models.length > 0 ? runSpans : { ...runSpans, models: [agent] }, notes)
+  const toolCalls = collectToolCalls(
+    models.length > 0 ? runSpans : { ...runSpans, models: [agent] },
+    notes,
+    outputs,
+  )
   const failed = runFailed(agent, toolCalls, models, notes)
-  const texts = stepTexts(runSpans, notes)
-  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed }, notes)
+  const texts = stepTexts(runSpans, notes, outputs)
+  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)

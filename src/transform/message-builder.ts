@@ -33,24 +33,25 @@ function stored(
   parts: MastraMessagePart[],
   { id, createdAt, context }: { id: string; createdAt: Date; context: MessageContext },
 ): MastraDBMessage {
-  const texts = parts.flatMap((part) => (part.type === 'text' ? [part.text] : []))
-  // Like Mastra's legacy (AI SDK v4) mirror, which has no state for a failed call.
-  const invocations = parts.flatMap((part) =>
-    part.type === 'tool-invocation' && part.toolInvocation.state !== 'output-error'
-      ? [part.toolInvocation]
-      : [],
-  )
+  // One pass, no per-part arrays: this runs for every message of every run.
+  const texts: string[] = []
+  const invocations: ToolInvocation[] = []
+  for (const part of parts) {
+    if (part.type === 'text') texts.push(part.text)
+    // Like Mastra's legacy (AI SDK v4) mirror, which has no state for a failed call.
+    else if (part.type === 'tool-invocation' && part.toolInvocation.state !== 'output-error') {
+      invocations.push(part.toolInvocation)
+    }
+  }
   const content: MastraMessageContentV2 = { format: 2, parts }
   if (texts.length > 0) content.content = role === 'assistant' ? texts[texts.length - 1]! : texts.join('\n')
   if (invocations.length > 0) content.toolInvocations = invocations
-  return {
-    id,
-    role,
-    createdAt,
-    ...(context.threadId ? { threadId: context.threadId } : {}),
-    ...(context.resourceId ? { resourceId: context.resourceId } : {}),
-    content,
-  }
+  // Keys in this order: id, role, createdAt, threadId, resourceId, content.
+  const message = { id, role, createdAt } as MastraDBMessage
+  if (context.threadId) message.threadId = context.threadId
+  if (context.resourceId) message.resourceId = context.resourceId
+  message.content = content
+  return message
 }
 
 /**

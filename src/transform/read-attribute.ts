@@ -45,7 +45,9 @@ export function parseJsonValue(
   const trimmed = value.trim()
   const first = trimmed[0]
   const looksStructured = first === '{' || first === '['
-  const looksScalar = first === '"' || /^(?:-?\d[\d.eE+-]*|true|false|null)$/.test(trimmed)
+  // Only asked when the text does not look structured (most values here do).
+  const looksScalar =
+    !looksStructured && (first === '"' || /^(?:-?\d[\d.eE+-]*|true|false|null)$/.test(trimmed))
   if (!looksStructured && !looksScalar) return value
   try {
     return JSON.parse(trimmed)
@@ -59,8 +61,10 @@ export function parseJsonValue(
 export function readPrefixed(attributes: Attributes, prefix: string): Record<string, AttributeValue> {
   const out: Record<string, AttributeValue> = {}
   const start = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key.startsWith(start) && key.length > start.length) setOwn(out, key.slice(start.length), value)
+  // Keys, not entries: most keys are not under the prefix, and an entry is an array each.
+  for (const key of Object.keys(attributes)) {
+    if (key.startsWith(start) && key.length > start.length)
+      setOwn(out, key.slice(start.length), attributes[key])
   }
   return out
 }
@@ -88,16 +92,25 @@ export function parseIfStructured(value: AttributeValue | undefined): unknown {
 export function indexed(attributes: Attributes, prefix: string): Map<number, Attributes> {
   const groups = new Map<number, Attributes>()
   const start = `${prefix}.`
-  for (const [key, value] of Object.entries(attributes)) {
+  // Keys, not entries: most keys are not under the prefix, and an entry is an array each.
+  let sorted = true
+  let last = Number.NEGATIVE_INFINITY
+  for (const key of Object.keys(attributes)) {
     if (!key.startsWith(start)) continue
-    const rest = key.slice(start.length)
-    const dot = rest.indexOf('.')
-    const index = Number(dot < 0 ? rest : rest.slice(0, dot))
-    if (!Number.isInteger(index) || dot < 0) continue
-    // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
-    const group = groups.get(index) ?? (Object.create(null) as Attributes)
-    group[rest.slice(dot + 1)] = value
-    groups.set(index, group)
+    const dot = key.indexOf('.', start.length)
+    if (dot < 0) continue
+    const index = Number(key.slice(start.length, dot))
+    if (!Number.isInteger(index)) continue
+    let group = groups.get(index)
+    if (group === undefined) {
+      // Null prototype: a key `<prefix>.0.__proto__` must stay a key, and no key is inherited.
+      group = Object.create(null) as Attributes
+      groups.set(index, group)
+      if (index < last) sorted = false
+      last = index
+    }
+    group[key.slice(dot + 1)] = attributes[key]!
   }
-  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
+  // Producers write the groups in index order: then the map is in order already.
+  return sorted ? groups : new Map([...groups.entries()].sort((a, b) => a[0] - b[0]))
 }

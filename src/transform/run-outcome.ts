@@ -1,7 +1,7 @@
 import type { Span } from '../model/index.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
-import { readerFor } from './detect-convention.ts'
+import type { ModelOutputs } from './model-outputs.ts'
 import type { Notes } from './notes.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
@@ -65,7 +65,12 @@ function lastText(messages: readonly ChatMessage[] | undefined): string | undefi
 export function pickFinalText(
   reader: ConventionReader,
   agent: Span,
-  { models, stepTexts, failed }: { models: readonly Span[]; stepTexts: readonly string[]; failed: boolean },
+  {
+    models,
+    stepTexts,
+    failed,
+    outputs,
+  }: { models: readonly Span[]; stepTexts: readonly string[]; failed: boolean; outputs: ModelOutputs },
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
@@ -76,7 +81,7 @@ export function pickFinalText(
   }
   if (failed) return ''
   const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
-  const fromModel = last ? readerFor(last)?.modelOutput(last, notes) : undefined
+  const fromModel = last ? outputs.peek(last, notes) : undefined
   if (fromModel) return lastText(fromModel) ?? ''
   notes.add('final text not recorded (content capture off?)')
   return ''

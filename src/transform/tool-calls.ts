@@ -1,5 +1,6 @@
 import type { ChatPart } from './chat-message.ts'
 import { readerFor } from './detect-convention.ts'
+import type { ModelOutputs } from './model-outputs.ts'
 import type { Notes } from './notes.ts'
 import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
@@ -42,9 +43,9 @@ interface Draft {
  * without a span (provider-executed tools, missing spans) are kept too. Every tool span is a
  * call of its own: two spans sharing a call id are both kept, with a note.
  */
-export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] {
+export function collectToolCalls(run: RunSpans, notes: Notes, outputs: ModelOutputs): ToolCallRecord[] {
   const outputResults: ToolResultPart[] = []
-  const drafts = callsFromModelOutputs(run, notes, outputResults)
+  const drafts = callsFromModelOutputs(run, notes, outputs, outputResults)
   joinToolSpans(run, drafts, notes)
   const byId = new Map<string, Draft[]>()
   for (const draft of drafts) {
@@ -75,14 +76,18 @@ export function collectToolCalls(run: RunSpans, notes: Notes): ToolCallRecord[] 
  * providers number calls per response). Results reported in outputs (provider-executed or
  * remote tools) are collected into `outputResults`.
  */
-function callsFromModelOutputs(run: RunSpans, notes: Notes, outputResults: ToolResultPart[]): Draft[] {
+function callsFromModelOutputs(
+  run: RunSpans,
+  notes: Notes,
+  outputs: ModelOutputs,
+  outputResults: ToolResultPart[],
+): Draft[] {
   const drafts: Draft[] = []
   let modelOrder = 0
   for (const model of run.models) {
-    const reader = readerFor(model)
-    if (!reader) continue
     const seen = new Map<string, Draft>()
-    for (const message of reader.modelOutput(model, notes) ?? []) {
+    // Kept: the calls' arguments and results go into the run.
+    for (const message of outputs.keep(model, notes) ?? []) {
       for (const part of message.parts) {
         if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
         if (part.type !== 'tool-call') continue
