@@ -69,7 +69,7 @@ function summarize(bench: string, row: Row): Row {
   return {
     bench,
     row: label || cell(entries[0]?.[1]),
-    result: pick(/value|persec|rate|mib|bytes|ms$|p50|p99|inflight/i),
+    result: pick(/value|persec|rate|mib|bytes|ms$|cpuus|p50|p99|inflight/i),
     ratio: pick(/ratio/i),
     target: pick(/target|met|ok|pass/i),
   }
