@@ -25,7 +25,7 @@ export function isGenAiSpan(span: Span): boolean {
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
   return [...groupByTrace(spans).values()]
-    .flatMap((trace) => withSpanCache(() => findRuns(buildSpanTree(trace)).runs))
+    .flatMap((trace) => withSpanCache(trace.length, () => findRuns(buildSpanTree(trace)).runs))
     .sort(byStart)
 }
 

@@ -41,14 +41,20 @@ interface SpanInfo {
 /** Each span's reader and role while {@link withSpanCache} runs; undefined otherwise. */
 let cache: Map<Span, SpanInfo> | undefined
 
+/** Traces of more spans are read without the cache (see {@link withSpanCache}). */
+const SPAN_CACHE_UP_TO = 1_000
+
 /**
- * Runs `work` with each span's reader and role remembered (a `Map` dropped when `work` returns):
- * transform asks them of every span many times. Outside, they are read each time (a few attribute
- * reads): a `WeakMap` kept across traces cost more to fill than the reads it saved. A call inside
+ * Runs `work` on a trace of `spanCount` spans with each span's reader and role remembered (a `Map`
+ * dropped when `work` returns): transform asks them of every span many times. Outside, they are
+ * read each time (a few attribute reads): a `WeakMap` kept across traces cost more to fill than
+ * the reads it saved. A trace of more than {@link SPAN_CACHE_UP_TO} spans is read without it: on
+ * 50,000 spans the Map made the hostile benchmark's largest sizes 10-20% slower while the smaller
+ * ones got faster, so a doubling cost up to 2.8x (issue 11's bound is 2.5x). A call inside
  * `work` shares the outer cache.
  */
-export function withSpanCache<T>(work: () => T): T {
-  if (cache !== undefined) return work()
+export function withSpanCache<T>(spanCount: number, work: () => T): T {
+  if (cache !== undefined || spanCount > SPAN_CACHE_UP_TO) return work()
   cache = new Map()
   try {
     return work()

@@ -35,7 +35,7 @@ export interface ExtractAgentRunsOptions {
 export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
   const skip = new Set(options.skipRunSpanIds)
   return [...groupByTrace(spans).values()].flatMap((trace) =>
-    withSpanCache(() => extractTraceRuns(trace, skip)),
+    withSpanCache(trace.length, () => extractTraceRuns(trace, skip)),
   )
 }
 
