@@ -28,6 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          setupFiles: ['test/helpers/kafkajs-setup.ts'],
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -38,6 +39,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
+          setupFiles: ['test/helpers/kafkajs-setup.ts'],
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
@@ -51,7 +53,7 @@ export default defineConfig({
           include: ['test/fault/**/*.test.ts'],
           // Its own project (below), run beside this one by scripts/test-all.sh.
           exclude: ['test/fault/broker-restart.test.ts'],
-          setupFiles: ['test/helpers/fault-setup.ts'],
+          setupFiles: ['test/helpers/kafkajs-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
           fileParallelism: false,
@@ -64,7 +66,7 @@ export default defineConfig({
           // project, its cases side by side, one per private broker (FAULT_BROKER_LANES).
           name: 'fault-broker',
           include: ['test/fault/broker-restart.test.ts'],
-          setupFiles: ['test/helpers/fault-setup.ts'],
+          setupFiles: ['test/helpers/kafkajs-setup.ts'],
           testTimeout: 600_000,
           hookTimeout: 300_000,
           maxConcurrency: Math.max(1, Number(process.env.FAULT_BROKER_LANES ?? 3)),
