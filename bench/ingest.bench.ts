@@ -18,8 +18,6 @@ import {
 } from '@opentelemetry/sdk-trace-base'
 import { decodeOtlpTraces } from '../src/ingest/decode/index.ts'
 import { createKafkaSource } from '../src/ingest/kafka-source.ts'
-import { OffsetTracker, type RecordRef } from '../src/ingest/offset-tracker.ts'
-import { readSpans } from '../src/ingest/record-reader.ts'
 import {
   chunks,
   encodeOtlpProto,
@@ -27,8 +25,8 @@ import {
   isGeneratedAgentSpan,
   seededRandom,
 } from '../src/ingest/testing/agent-traffic.ts'
-import { TraceAssembler } from '../src/ingest/trace-assembler.ts'
 import { createTopic, deleteTopics, testKafka, uniqueName } from '../test/helpers/kafka.ts'
+import { createSourceWork } from './source-work.ts'
 
 /** One benchmark result. */
 export interface IngestBenchRow {
@@ -186,36 +184,19 @@ async function prepare(
  */
 export function decodeAndAssemble(payloads: Buffer[]): number {
   let clock = 0
-  const assembler = new TraceAssembler<RecordRef>({
-    isAgentRunSpan: isGeneratedAgentSpan,
-    now: () => clock,
-    settleMs: 200,
-    maxBufferedSpans: 1_000_000,
-  })
-  const tracker = new OffsetTracker()
-  let decodedSpans = 0
-  const finish = () => {
-    for (const trace of assembler.takeReady()) {
-      if (trace.hasGenAi) decodedSpans += trace.spans.length
-      for (const ref of trace.recordRefs) tracker.release(ref)
-    }
-  }
+  const work = createSourceWork(() => clock)
   const cpu0 = process.cpuUsage()
   for (let i = 0; i < payloads.length; i++) {
-    const ref = tracker.open('bench', i % 2, String(i >> 1))
-    const payload = payloads[i]!
-    const { traces } = assembler.addBatch(readSpans(payload, 'otlp_proto'), ref, payload.length)
-    tracker.hold(ref, traces)
-    tracker.release(ref)
+    work.add(payloads[i]!)
     if (i % 20 === 19) {
       clock += 5
-      finish()
+      work.takeReady()
     }
   }
   clock += 1_000
-  finish()
+  work.takeReady()
   const cpu = process.cpuUsage(cpu0)
-  if (decodedSpans === 0) throw new Error('no GenAI trace was released')
+  if (work.decodedSpans() === 0) throw new Error('no GenAI trace was released')
   return (cpu.user + cpu.system) / 1e6
 }
 
