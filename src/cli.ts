@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { debugFromEnv } from './config/env.ts'
 import { ConfigError, loadConfig, resolveConfig, type TracescoreConfig } from './config/index.ts'
-import { fixKafkajsRequestQueue } from './ingest/kafkajs-request-queue.ts'
+import { prepareKafkajs } from './ingest/kafka-client.ts'
 import { packageRoot } from './package-root.ts'
 
 const USAGE = `tracescore — scores AI-agent traces from Kafka and writes the scores back into the traces
@@ -53,7 +53,7 @@ export async function loadCliConfig(
 
 /** Runs the command line; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  fixKafkajsRequestQueue() // before any command makes a kafkajs client (the demo's probe too)
+  prepareKafkajs() // before any command makes a kafkajs client (the demo's too)
   // --debug also turns the service's logs to debug (with stack traces), as log.level=debug does.
   const env = argv.includes('--debug') ? { ...process.env, TRACESCORE_LOG_LEVEL: 'debug' } : process.env
   let debug = debugFromEnv(env)

@@ -16,7 +16,6 @@ import { produceTraffic } from '../demo/produce-traffic.ts'
 import { startScriptedJudge } from '../demo/scripted-judge-server.ts'
 import { createCollectingSink, summaryTable } from '../demo/summary.ts'
 import { loadTrafficSamples } from '../demo/traffic.ts'
-import { fixKafkajsRequestQueue } from '../ingest/kafkajs-request-queue.ts'
 import { silentLogger } from '../ops/logger.ts'
 import { packageRoot } from '../package-root.ts'
 import { createPipeline } from '../pipeline.ts'
@@ -160,7 +159,6 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     await judge.close()
     return 1
   }
-  fixKafkajsRequestQueue()
   const kafka = new Kafka({ clientId: 'tracescore-demo', brokers, logLevel: logLevel.NOTHING })
   const admin = kafka.admin()
   try {

@@ -7,11 +7,19 @@ import { kafkaTlsOptions } from './kafka-security.ts'
 import { fixKafkajsRequestQueue } from './kafkajs-request-queue.ts'
 
 /**
+ * kafkajs's process-wide set-up, idempotent, before any client is made (whoever made it): the
+ * snappy, lz4 and zstd codecs, since records may come compressed with any of them (the Collector's
+ * `producer.compression`), and the fix of kafkajs's idle 1 ms timer loop.
+ */
+export function prepareKafkajs(): void {
+  registerCompressionCodecs()
+  fixKafkajsRequestQueue()
+}
+
+/**
  * The process's one kafkajs client, for the configured brokers, TLS and SASL: the source's
  * consumer, the repartitioner, the producer (dead letters, decisions, the Kafka score sink) and
- * the admin (start-up, lag) all come from it. Registers the snappy, lz4 and zstd codecs first,
- * since records may come compressed with any of them (the Collector's `producer.compression`), and
- * stops kafkajs's idle 1 ms timer loop (`fixKafkajsRequestQueue`).
+ * the admin (start-up, lag) all come from it, after {@link prepareKafkajs}.
  * kafkajs's log lines (warnings and errors) go through `logger`, the process's one logger.
  */
 export function createKafkaClient(
@@ -19,8 +27,7 @@ export function createKafkaClient(
   logger: Logger,
   overrides: Partial<KafkaConfig> = {},
 ): Kafka {
-  registerCompressionCodecs()
-  fixKafkajsRequestQueue()
+  prepareKafkajs()
   return new Kafka({
     clientId: kafka.clientId,
     brokers: kafka.brokers,

@@ -2,10 +2,9 @@ import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
 import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
-import { registerCompressionCodecs } from './codecs.ts'
 import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
 import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
-import { fixKafkajsRequestQueue } from './kafkajs-request-queue.ts'
+import { prepareKafkajs } from './kafka-client.ts'
 import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
 
 /** Settings of a kafkajs consumer behind the consumer port. */
@@ -43,9 +42,7 @@ class ConsumerStalledError extends Error {
  * group internally (a restart forgets pauses).
  */
 export function createKafkajsConsumer(options: KafkajsConsumerOptions): ConsumerPort {
-  // Records may come snappy, lz4 or zstd compressed (the Collector's producer.compression).
-  registerCompressionCodecs()
-  fixKafkajsRequestQueue() // the client may be the caller's own, not from createKafkaClient
+  prepareKafkajs() // the client may be the caller's own, not from createKafkaClient
   const now = options.now ?? Date.now
   const sessionTimeout =
     options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? configDefaults.kafka.sessionTimeoutMs

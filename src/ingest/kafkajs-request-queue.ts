@@ -41,7 +41,7 @@ let fixed: boolean | undefined
  * Replaces kafkajs's `RequestQueue.prototype.scheduleCheckPendingRequests` (see
  * {@link scheduleCheckPendingRequests}) in the kafkajs this package resolves, once per process.
  * Only the release whose method is known is changed: true when the fix is in place.
- * Call it before creating clients, like `registerCompressionCodecs`.
+ * Called by `prepareKafkajs` (kafka-client.ts) before clients are made.
  */
 export function fixKafkajsRequestQueue(): boolean {
   if (fixed !== undefined) return fixed

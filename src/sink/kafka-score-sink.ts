@@ -1,5 +1,5 @@
 import { Kafka, type KafkaConfig, logLevel, type Producer } from 'kafkajs'
-import { fixKafkajsRequestQueue } from '../ingest/kafkajs-request-queue.ts'
+import { prepareKafkajs } from '../ingest/kafka-client.ts'
 import { createCountingSink } from './counting-sink.ts'
 import type { RetryOptions } from './retry-policy.ts'
 import { scoreMessageSchema, toScoreMessage } from './score-message.ts'
@@ -33,7 +33,7 @@ export type KafkaScoreSinkConfig = RetryOptions & {
 export function createKafkaScoreSink(config: KafkaScoreSinkConfig): CountingSink {
   if (!config.topic) throw new Error('kafka.topic: expected a topic name, got nothing')
   const owned = !('producer' in config)
-  fixKafkajsRequestQueue()
+  prepareKafkajs()
   const producer: Producer =
     'producer' in config
       ? config.producer
