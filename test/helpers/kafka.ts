@@ -30,7 +30,7 @@ import {
   logLevel,
   type Message,
 } from 'kafkajs'
-import { prepareKafkajs } from '../../src/ingest/kafka-client.ts'
+import { fixKafkajsRequestQueue } from '../../src/ingest/kafkajs-request-queue.ts'
 import { until } from './poll.ts'
 
 const execFileP = promisify(execFile)
@@ -45,7 +45,7 @@ export function testBrokers(): string[] {
 
 /** A quiet kafkajs client on `testBrokers()` (or the given list), without kafkajs's idle timer loop. */
 export function testKafka(clientId = 'tracescore-test', brokers: string[] = testBrokers()): Kafka {
-  prepareKafkajs()
+  fixKafkajsRequestQueue()
   return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING })
 }
 

@@ -4,6 +4,6 @@
  * timer loop that tracescore applies to its own (src/ingest/kafkajs-request-queue.ts), so they
  * neither spin nor print Node 24's `TimeoutNegativeWarning` for it.
  */
-import { prepareKafkajs } from '../../src/ingest/kafka-client.ts'
+import { fixKafkajsRequestQueue } from '../../src/ingest/kafkajs-request-queue.ts'
 
-prepareKafkajs()
+fixKafkajsRequestQueue()
