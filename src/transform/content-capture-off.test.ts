@@ -110,6 +110,13 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
     ])
     expect(run!.output[0]!.content.content).toBe('Refunded.')
     expect(run!.status).toBe('ok')
+    expect(run!.recorded).toEqual({
+      input: true,
+      system: true,
+      finalText: true,
+      toolArguments: true,
+      toolResults: true,
+    })
   })
 
   it('with content capture off, keeps the structure (tools, order, errors) and notes what is missing', async () => {
@@ -139,5 +146,13 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
         'final text not recorded (content capture off?)',
       ]),
     )
+    // The typed field scorers read: nothing of the text was recorded, only the structure.
+    expect(run.recorded).toEqual({
+      input: false,
+      system: false,
+      finalText: false,
+      toolArguments: false,
+      toolResults: false,
+    })
   })
 })
