@@ -16,6 +16,9 @@ Usage:
                                              score OTLP files (protobuf, JSON, or Collector JSON lines);
                                              prints one JSON line per score; a file over N MiB
                                              (default 256) is refused
+  tracescore inspect FILE... [--json]       what tracescore understands of the traces in OTLP files:
+                                             conventions, runs and what each holds, parts not
+                                             recorded, GenAI spans no run used
   tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
                                              re-score a range of the topic into the sinks
   tracescore demo [--runs N] [--keep-broker] local broker + recorded agent traffic + scores shown;
@@ -25,7 +28,7 @@ Usage:
 Options of every command: --debug logs at level debug and prints the stack trace of an
 unexpected error (as log.level=debug or TRACESCORE_LOG_LEVEL=debug do).
 
-Exit codes: 0 done (score: every file read and decoded); 1 a file could not be read or decoded, or
+Exit codes: 0 done (score, inspect: every file read and decoded); 1 a file could not be read or decoded, or
 an unexpected error; 2 a usage or configuration error (the message names the key).
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
@@ -95,6 +98,16 @@ export async function main(argv: string[]): Promise<number> {
         const { scoreFiles } = await import('./commands/score.ts')
         const maxFileBytes = maxMib === undefined ? undefined : Math.floor(maxMib * 2 ** 20)
         return await scoreFiles(positionals, config, maxFileBytes === undefined ? {} : { maxFileBytes })
+      }
+      case 'inspect': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { json: { type: 'boolean' } },
+        })
+        if (positionals.length === 0) throw new UsageError('inspect needs at least one OTLP file')
+        const { inspectFiles } = await import('./commands/inspect.ts')
+        return await inspectFiles(positionals, { json: values.json ?? false })
       }
       case 'replay': {
         const { values } = parseArgs({

@@ -4,6 +4,7 @@ import { createKafkaClient } from './ingest/kafka-client.ts'
 import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
 import type { IngestedTrace } from './ingest/kafka-source.ts'
 import type { SpanSourceStats } from './ingest/span-source.ts'
+import { createGapLog } from './ops/gap-log.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { sourceMetricsRefresher } from './ops/source-metrics.ts'
@@ -141,6 +142,7 @@ function scorerOf(
   logger: Logger,
   now?: () => number,
 ) {
+  const logGaps = createGapLog(logger)
   return async (trace: IngestedTrace): Promise<TraceScores> => {
     const scores = await scoreTrace(trace.spans, {
       scorers: config.scorers,
@@ -150,6 +152,7 @@ function scorerOf(
       scoredRunSpanIds: trace.scoredAgentSpanIds,
       incomplete: trace.incomplete,
     })
+    logGaps(scores, trace.traceId)
     for (const d of scores.decisions)
       logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
     return scores

@@ -48,3 +48,9 @@ export interface AgentRun {
   /** True when the trace was finalized by age or by the buffer cap rather than by settling. */
   incomplete?: boolean
 }
+
+/** The parts among `parts` (default: all) that a run's trace did not record, in {@link RUN_PARTS} order. */
+export function unrecordedParts(run: AgentRun, parts: readonly RunPart[] = RUN_PARTS): RunPart[] {
+  const recorded = run.recorded
+  return recorded ? RUN_PARTS.filter((part) => parts.includes(part) && !recorded[part]) : []
+}

@@ -6,6 +6,7 @@ import { toolSuccessScorer } from '../../config/scorers/tool-success.ts'
 import { resolveConfig } from '../config/define-config.ts'
 import type { RecordedParts } from '../model/index.ts'
 import { createScorer } from './create-scorer.ts'
+import { judgeModel } from './governed-judge-model.ts'
 import { createJudge } from './judge.ts'
 import { requiredParts } from './required-parts.ts'
 import { scoreRun } from './score-run.ts'
@@ -59,7 +60,7 @@ describe('scorers that need a part the trace did not record are not run', () => 
 
   it("Mastra's prebuilt judge scorers are not run either, and get no judge call", async () => {
     const judge = scriptedJudge(['{"verdicts":[]}'])
-    const scorer = createAnswerRelevancyScorer({ model: judge.model })
+    const scorer = createAnswerRelevancyScorer({ model: judgeModel(judge.model) })
     const [decision] = await scoreRun(
       agentRunFixture({ recorded: { ...ALL, input: false } }),
       entries({ relevancy: { scorer } }),

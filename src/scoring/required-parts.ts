@@ -1,4 +1,4 @@
-import { type AgentRun, RUN_PARTS, type RunPart } from '../model/index.ts'
+import type { RunPart } from '../model/index.ts'
 
 /** What a judge needs unless its scorer says otherwise: the user's request and the answer. */
 const JUDGE_DEFAULT: readonly RunPart[] = ['input', 'finalText']
@@ -66,12 +66,6 @@ const PART_NAMES: Record<RunPart, string> = {
   finalText: 'final text',
   toolArguments: 'tool arguments',
   toolResults: 'tool results',
-}
-
-/** The parts among `parts` that the trace did not record for this run, in {@link RUN_PARTS} order. */
-export function unrecordedParts(run: AgentRun, parts: readonly RunPart[]): RunPart[] {
-  const recorded = run.recorded
-  return recorded ? RUN_PARTS.filter((part) => parts.includes(part) && !recorded[part]) : []
 }
 
 /** The reason of a `not-scorable` decision for parts not recorded. */

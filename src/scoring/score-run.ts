@@ -1,9 +1,15 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
-import type { AgentRun, JudgeUsage, RunPart, ScoreRecord } from '../model/index.ts'
+import {
+  type AgentRun,
+  type JudgeUsage,
+  type RunPart,
+  type ScoreRecord,
+  unrecordedParts,
+} from '../model/index.ts'
 import { withTraceContentFencing } from './fence-untrusted.ts'
 import { currentJudge, type Judge, withJudge } from './judge.ts'
 import { createRedactor, redactDeep } from './redact.ts'
-import { describeUnrecorded, requiredParts, unrecordedParts } from './required-parts.ts'
+import { describeUnrecorded, requiredParts } from './required-parts.ts'
 import { isSampled } from './sampling.ts'
 import type { BudgetReservation } from './token-budget.ts'
 
