@@ -115,15 +115,24 @@ describe('helm lint and helm template', () => {
     )
   })
 
-  it('refuses values that cannot work, saying which', async () => {
-    const saslWithoutSecret = await helmTemplate(tools, { set: ['kafka.sasl.enabled=true'] })
-    expect(saslWithoutSecret.code).not.toBe(0)
-    expect(saslWithoutSecret.stderr).toContain('kafka.sasl.enabled: the SASL user comes from a Secret')
-    const jsonConfig = await helmTemplate(tools, { set: ['config.fileName=tracescore.json'] })
-    expect(jsonConfig.code).not.toBe(0)
-    expect(jsonConfig.stderr).toContain('config.fileName "tracescore.json": expected a module')
-    const minAboveMax = await helmTemplate(tools, { set: ['keda.enabled=true', 'keda.minReplicaCount=9'] })
-    expect(minAboveMax.stderr).toContain('keda.minReplicaCount (9) is above maxReplicaCount (6')
+  it('refuses values that cannot work, naming the value (values.schema.json and the templates)', async () => {
+    const refused: [set: string[], message: string][] = [
+      [['kafka.sasl.enabled=true'], 'kafka.sasl.enabled: the SASL user comes from a Secret'],
+      [['kafka.sasl.mechanism=kerberos'], "at '/kafka/sasl/mechanism': value must be one of"],
+      [['kafka.partitions=0'], "at '/kafka/partitions'"],
+      [['kafka.partition=12'], "at '/kafka': additional properties 'partition' not allowed"],
+      [['kafka.brokers={kafka}'], "at '/kafka/brokers/0'"],
+      [['config.fileName=tracescore.json'], "at '/config/fileName'"],
+      [
+        ['keda.enabled=true', 'keda.minReplicaCount=9'],
+        'keda.minReplicaCount (9) is above maxReplicaCount (6',
+      ],
+    ]
+    for (const [set, message] of refused) {
+      const result = await helmTemplate(tools, { set })
+      expect(result.stderr, set.join(' ')).toContain(message)
+      expect(result.code, set.join(' ')).not.toBe(0)
+    }
   })
 })
 
