@@ -279,6 +279,9 @@ describe('the container runs `tracescore run` as the code serves it', () => {
     async (name) => {
       const config = await renderedConfig(name)
       const port = containerOf(name).ports.find((p) => p.name === 'metrics')!
+      // The chart's default port is tracescore's own default (the Dockerfile's EXPOSE too).
+      expect(chartValues.metrics.port).toBe(configDefaults.metrics.port)
+      expect(instruction('EXPOSE')).toBe(String(configDefaults.metrics.port))
       expect(config.metrics.port).toBe(port.containerPort)
       expect(config.metrics.host).toBe('0.0.0.0')
       const service = theOne<Manifest & { spec: { ports: { targetPort: string }[] } }>(
