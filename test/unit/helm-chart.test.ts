@@ -339,8 +339,9 @@ describe('the container runs `tracescore run` as the code serves it', () => {
       }
       expect((await get('/not-a-probe')).status).toBe(404)
     } finally {
-      expect(await service.stop(), service.output()).toBe(0)
+      const code = await service.stop()
       image.remove()
+      expect(code, service.output()).toBe(0)
     }
   })
 })
