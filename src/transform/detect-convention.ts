@@ -5,6 +5,7 @@ import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
@@ -22,6 +23,7 @@ const READERS: readonly ConventionReader[] = [
   strandsReader,
   googleAdkReader,
   traceloopReader,
+  logfireReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,
