@@ -9,6 +9,7 @@ import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
+import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
@@ -22,6 +23,7 @@ const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
   googleAdkReader,
+  openLlmetryLangChainReader,
   traceloopReader,
   logfireReader,
   genAiReader,
