@@ -200,6 +200,29 @@ describe('Logfire', () => {
     ])
   })
 
+  it('OpenAI Agents: a Chat Completions model’s Chat completion span is a model call (prompt, then answer)', () => {
+    const model = lf({
+      id: 'm',
+      template: 'Chat completion with {gen_ai.request.model!r}',
+      attributes: { 'gen_ai.system': 'openai' },
+      json: {
+        request_data: {
+          model: 'gpt',
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: 'Hello' },
+          ],
+        },
+      },
+    })
+    const notes = new Notes()
+    expect(spanRole(model)).toBe('model')
+    expect(logfireReader.modelInput(model, notes)?.map((message) => message.role)).toEqual(['user'])
+    expect(logfireReader.modelOutput(model, notes)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', text: 'Hello' }] },
+    ])
+  })
+
   it('a pending-span copy is nothing of its own', () => {
     const pending = lf({
       id: 'p',
