@@ -139,7 +139,11 @@ describe('createPhoenixAnnotationSink', () => {
             traceAnnotations: [
               {
                 identifier: 'task-success',
-                metadata: { source: 'tracescore', scorer_id: 'task-success', runs: [earlier] },
+                metadata: {
+                  source: 'tracescore',
+                  scorer_id: 'task-success',
+                  runs: [earlier, { span_id: 7 }, { span_id: 'x', run_id: 'y', score: '1' }], // malformed entries: dropped
+                },
               },
               // Not tracescore's (a human's annotation, or another tool's): ignored.
               { identifier: 'tool-count', metadata: { runs: [earlier] } },
