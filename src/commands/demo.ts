@@ -113,7 +113,13 @@ async function demoConfig(judgeURL: string, phoenixUrl: string | undefined): Pro
       toolSuccess: { scorer: toolSuccessScorer },
       helpfulness: { scorer: createHelpfulnessScorer(judgeModel) },
     },
-    sinks: { otlp: phoenixUrl ? { endpoint: `${phoenixUrl}/v1/traces`, protocol: 'http/protobuf' } : false },
+    // With Phoenix: score spans, and annotations (per run on the agent span, per trace for the trace list).
+    sinks: phoenixUrl
+      ? {
+          otlp: { endpoint: `${phoenixUrl}/v1/traces`, protocol: 'http/protobuf' },
+          phoenix: { url: phoenixUrl },
+        }
+      : { otlp: false },
     metrics: { port: 0 },
   })
 }
@@ -165,7 +171,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     say(`• scripted LLM judge (not a real model) at ${judge.baseURL}`)
     say(
       phoenix
-        ? `• Phoenix at ${phoenix}: score spans go there`
+        ? `• Phoenix at ${phoenix}: score spans and annotations go there`
         : '• no Phoenix running: scores are shown here only',
     )
     const samples = loadTrafficSamples(resolve(packageRoot, 'dist/demo-data'))
@@ -189,7 +195,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<number> {
     say(`\n${collected.records.length} scores for ${traceIds.size} traces; ${failed} failed scorings.`)
     say(
       phoenix
-        ? `Score spans are in Phoenix: ${phoenix} (project "default"), as "evaluation <scorer>" children of each agent span.`
+        ? `Scores are in Phoenix: ${phoenix} (project "default"): as "evaluation <scorer>" children of each agent span, as annotations of the agent span, and per trace as trace annotations (the trace list's annotations column, the "Trace annotation scores" chart).`
         : 'To see the score spans inside the traces, run Phoenix on 127.0.0.1:6006 (or at PHOENIX_URL) before the demo: `phoenix serve`, or `bash scripts/phoenix-start.sh` in the repository.',
     )
     return complete ? 0 : 1

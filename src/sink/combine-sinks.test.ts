@@ -74,6 +74,7 @@ describe('createSinks', () => {
     stream.on('data', (c: Buffer) => {
       out += c.toString()
     })
+    server.succeedOn('/graphql', '{"data":{"t0":null}}')
     const sinks = createSinks([
       { type: 'otlp', endpoint: `${server.baseUrl}/v1/traces`, protocol: 'http/json' },
       { type: 'phoenix', url: server.baseUrl },
@@ -81,7 +82,12 @@ describe('createSinks', () => {
     ])
     await sinks.deliver([scoreRecordFixture()])
     await sinks.close()
-    expect(server.requests.map((r) => r.url).sort()).toEqual(['/v1/span_annotations?sync=true', '/v1/traces'])
+    expect(server.requests.map((r) => r.url).sort()).toEqual([
+      '/graphql',
+      '/v1/span_annotations?sync=true',
+      '/v1/trace_annotations?sync=true',
+      '/v1/traces',
+    ])
     expect(JSON.parse(out).scorer).toBe('task-success')
     expect(Object.keys(sinks.memberStats())).toEqual(['otlp', 'phoenix', 'jsonl'])
     expect(Object.values(sinks.memberStats()).map((s) => s.delivered)).toEqual([1, 1, 1])

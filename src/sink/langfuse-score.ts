@@ -3,6 +3,7 @@ import type { ScoreRecord } from '../model/index.ts'
 import type { PassThreshold } from './score-attributes.ts'
 import { scoreLabel } from './score-attributes.ts'
 import { scoreSpanId } from './score-span-id.ts'
+import type { TraceScore } from './trace-score.ts'
 
 /** Langfuse score data types tracescore writes. */
 export type LangfuseDataType = 'NUMERIC' | 'BOOLEAN' | 'CATEGORICAL'
@@ -23,9 +24,13 @@ export interface LangfuseScoreRequest {
 
 /** The idempotency id of a score in Langfuse: a UUID-shaped SHA-256 of (trace, span, scorer). */
 export function langfuseScoreId(record: ScoreRecord): string {
-  const hex = createHash('sha256')
-    .update(`tracescore/${record.traceId.toLowerCase()}/${record.spanId.toLowerCase()}/${record.scorerId}`)
-    .digest('hex')
+  return uuidShaped(
+    `tracescore/${record.traceId.toLowerCase()}/${record.spanId.toLowerCase()}/${record.scorerId}`,
+  )
+}
+
+function uuidShaped(key: string): string {
+  const hex = createHash('sha256').update(key).digest('hex')
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
@@ -95,4 +100,45 @@ export function toLangfuseScore(
 
 function isBooleanLabel(label: string | undefined): boolean {
   return label !== undefined && /^(true|false)$/i.test(label)
+}
+
+/** The body of a trace-level score: `POST /api/public/scores` without an observation. */
+export type LangfuseTraceScoreRequest = Omit<LangfuseScoreRequest, 'observationId'>
+
+/** The idempotency id of a trace-level score: a UUID-shaped SHA-256 of (trace, scorer). */
+export function langfuseTraceScoreId(traceId: string, scorerId: string): string {
+  return uuidShaped(`tracescore/${traceId.toLowerCase()}/trace/${scorerId}`)
+}
+
+/**
+ * The Langfuse trace-level score for a scorer's runs in a trace (attached to the trace only, which
+ * Langfuse's trace table shows): the run's score, or the mean of several with their count and the
+ * runs in `metadata`. Data type as for a run's score, from the mean and the label the runs share;
+ * `undefined` when there is nothing to write (no run scored, or label-only runs that disagree).
+ */
+export function toLangfuseTraceScore(
+  score: TraceScore,
+  record: ScoreRecord,
+  options: Parameters<typeof toLangfuseScore>[1] = {},
+): LangfuseTraceScoreRequest | undefined {
+  const aggregate: ScoreRecord = {
+    ...record,
+    score: score.score,
+    label: score.label,
+    reason: score.explanation,
+    error: undefined,
+  }
+  const run = toLangfuseScore(aggregate, options)
+  if (run === undefined) return undefined
+  const { observationId: _, ...request } = run
+  request.id = langfuseTraceScoreId(score.traceId, score.scorerId)
+  request.metadata = {
+    source: 'tracescore',
+    scorerId: score.scorerId,
+    scorerKind: score.scorerKind,
+    count: score.count,
+    runs: score.runs,
+    ...(run.metadata.label !== undefined ? { label: run.metadata.label } : {}),
+  }
+  return request
 }

@@ -2,6 +2,7 @@ import type { ScoreRecord } from '../model/index.ts'
 import type { PassThreshold } from './score-attributes.ts'
 import { scoreLabel } from './score-attributes.ts'
 import { scoreSpanId } from './score-span-id.ts'
+import type { TraceRunScore, TraceScore } from './trace-score.ts'
 
 /** One entry of `POST /v1/span_annotations` (Phoenix `SpanAnnotationData`). */
 interface PhoenixSpanAnnotation {
@@ -47,5 +48,39 @@ export function toPhoenixAnnotation(
     result,
     metadata,
     identifier: record.scorerId,
+  }
+}
+
+/** One entry of `POST /v1/trace_annotations` (Phoenix `TraceAnnotationData`). */
+export interface PhoenixTraceAnnotation {
+  trace_id: string
+  name: string
+  annotator_kind: 'LLM' | 'CODE'
+  result: { score?: number; label?: string; explanation?: string }
+  /** `runs` lists every agent run the score stands for; a later delivery merges into it. */
+  metadata: { source: 'tracescore'; scorer_id: string; count: number; runs: TraceRunScore[] }
+  /** With `trace_id` and `name` the upsert key: one annotation per scorer per trace. */
+  identifier: string
+}
+
+/**
+ * The Phoenix trace annotation for a scorer's runs in a trace: the run's score, or the mean of
+ * several with their count (`metadata.count`, each run in `metadata.runs`). A trace where no run
+ * got a score is labelled `error`, so a later successful re-score replaces it.
+ */
+export function toPhoenixTraceAnnotation(score: TraceScore): PhoenixTraceAnnotation {
+  const result: PhoenixTraceAnnotation['result'] = {}
+  if (score.score !== undefined) result.score = score.score
+  const failed = score.count === 0 && score.runs.some((r) => r.error !== undefined)
+  const label = failed ? 'error' : score.label
+  if (label !== undefined) result.label = label
+  if (score.explanation) result.explanation = score.explanation
+  return {
+    trace_id: score.traceId,
+    name: score.scorerName,
+    annotator_kind: score.scorerKind === 'llm' ? 'LLM' : 'CODE',
+    result,
+    metadata: { source: 'tracescore', scorer_id: score.scorerId, count: score.count, runs: score.runs },
+    identifier: score.scorerId,
   }
 }

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
-import { SpanKind } from '@opentelemetry/api'
+import { context, SpanKind, trace } from '@opentelemetry/api'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
@@ -12,7 +12,13 @@ import { createPhoenixAnnotationSink } from '../../src/sink/phoenix-annotation-s
 import { scoreSpanId } from '../../src/sink/score-span-id.ts'
 import { tracescoreVersion } from '../../src/sink/tracescore-version.ts'
 import { repoRoot } from '../helpers/cli.ts'
-import { getSpanAnnotations, phoenixTracesEndpoint, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
+import {
+  getSpanAnnotations,
+  getTraceAnnotations,
+  phoenixTracesEndpoint,
+  phoenixUrl,
+  waitForSpans,
+} from '../helpers/phoenix.ts'
 
 // A real Phoenix (scripts/phoenix-start.sh): the agent trace goes in over OTLP/HTTP protobuf as
 // an instrumented agent would send it, then tracescore's sinks add the score spans and the span
@@ -38,20 +44,33 @@ async function withPhoenixUrl<T>(url: string, body: () => Promise<T>): Promise<T
   }
 }
 
-/** Sends one agent-run span, the way an instrumented agent exports it, and returns its ids. */
-async function sendAgentTrace(tracesEndpoint: string): Promise<{ traceId: string; spanId: string }> {
+/**
+ * Sends one agent-run span, the way an instrumented agent exports it, and returns its ids; with
+ * `parent`, as a child of that span (a second run in the same trace).
+ */
+async function sendAgentTrace(
+  tracesEndpoint: string,
+  parent?: { traceId: string; spanId: string },
+): Promise<{ traceId: string; spanId: string }> {
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'support-agent-service' }),
     spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url: tracesEndpoint }))],
   })
-  const span = provider.getTracer('e2e-agent').startSpan('invoke_agent support-agent', {
-    kind: SpanKind.INTERNAL,
-    attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.agent.name': 'support-agent',
-      'openinference.span.kind': 'AGENT',
+  const parentContext = parent
+    ? trace.setSpanContext(context.active(), { ...parent, traceFlags: 1, isRemote: true })
+    : undefined
+  const span = provider.getTracer('e2e-agent').startSpan(
+    'invoke_agent support-agent',
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'support-agent',
+        'openinference.span.kind': 'AGENT',
+      },
     },
-  })
+    parentContext,
+  )
   span.end()
   const { traceId, spanId } = span.spanContext()
   await provider.forceFlush()
@@ -97,10 +116,13 @@ beforeAll(async () => {
 describe('score spans and annotations in a real Phoenix', () => {
   let agent: { traceId: string; spanId: string }
   let scores: ScoreRecord[]
+  let late: { traceId: string; spanId: string }
+  let lateScores: ScoreRecord[]
 
   beforeAll(async () => {
     agent = await sendAgentTrace(phoenixTracesEndpoint())
-    scores = records(agent, randomBytes(3).toString('hex'))
+    const tag = randomBytes(3).toString('hex')
+    scores = records(agent, tag)
     const otlp = createOtlpSink({ endpoint: phoenixTracesEndpoint(), protocol: 'http/protobuf' })
     const annotations = createPhoenixAnnotationSink({
       url: phoenixUrl(),
@@ -113,11 +135,25 @@ describe('score spans and annotations in a real Phoenix', () => {
     await otlp.deliver(scores)
     await annotations.deliver(scores)
     await otlp.close()
+    // A second agent run in the same trace, delivered on its own later (a late run re-opened the
+    // released trace): its scores join the trace annotations' runs instead of replacing them.
+    late = await sendAgentTrace(phoenixTracesEndpoint(), agent)
+    lateScores = records(late, tag).map((r) => (r.error ? r : { ...r, score: 0.4, label: 'fail' }))
+    await annotations.deliver(lateScores)
+    await annotations.deliver(lateScores) // and again: a replay of the late run changes nothing
   })
 
   it('stores the score spans in the run trace, parented to the agent span, with the evaluation attributes', async () => {
-    const spans = await waitForSpans('default', { traceId: agent.traceId, minCount: 3 })
-    expect(spans).toHaveLength(3) // the replay added nothing
+    const spans = await waitForSpans('default', { traceId: agent.traceId, minCount: 4 })
+    // The agent span, its two score spans and the late run (its scores went to annotations only):
+    // the replay added nothing.
+    expect(spans.map((s) => s.context.span_id).sort()).toEqual(
+      [
+        agent.spanId,
+        late.spanId,
+        ...scores.map((s) => scoreSpanId(agent.traceId, agent.spanId, s.scorerId)),
+      ].sort(),
+    )
     const byId = new Map(spans.map((s) => [s.context.span_id, s]))
     expect(byId.get(agent.spanId)?.name).toBe('invoke_agent support-agent')
 
@@ -147,6 +183,31 @@ describe('score spans and annotations in a real Phoenix', () => {
     expect(failedSpan.status_code).toBe('ERROR')
     expect(failedSpan.status_message).toBe('tool result missing')
     expect(failedSpan.attributes['error.type']).toBe('ScorerError')
+  })
+
+  it('stores one trace annotation per scorer: the mean over both runs, with their count and the runs', async () => {
+    const annotations = await getTraceAnnotations('default', [agent.traceId])
+    const ours = annotations.filter((a) => scores.some((s) => s.scorerId === a.identifier))
+    expect(ours).toHaveLength(2) // one per scorer: the replays and the late run updated them
+    const llm = ours.find((a) => a.identifier === scores[0]!.scorerId)!
+    expect(llm).toMatchObject({
+      trace_id: agent.traceId,
+      name: scores[0]!.scorerName,
+      annotator_kind: 'LLM',
+      source: 'API',
+      metadata: { source: 'tracescore', scorer_id: scores[0]!.scorerId, count: 2 },
+    })
+    expect(llm.result!.score).toBeCloseTo((0.82 + 0.4) / 2, 12)
+    expect(llm.result!.label).toBeNull() // pass and fail: no shared label, no threshold
+    const runs = [agent, late].map((a) => a.spanId).sort()
+    expect(llm.result!.explanation).toBe(
+      `mean of 2 runs: ${runs.map((id) => `${id}: ${id === agent.spanId ? 0.82 : 0.4}`).join(', ')}`,
+    )
+    expect((llm.metadata!.runs as { span_id: string }[]).map((r) => r.span_id)).toEqual(runs)
+    const code = ours.find((a) => a.identifier === scores[1]!.scorerId)!
+    expect(code).toMatchObject({ annotator_kind: 'CODE', metadata: { count: 0 } })
+    expect(code.result).toMatchObject({ score: null, label: 'error' })
+    expect(code.result!.explanation).toMatch(/^no run scored: /)
   })
 
   it('stores one annotation per scorer on the agent span, upserted by the replay', async () => {
@@ -225,6 +286,8 @@ describe('Phoenix down while the sink retries', () => {
       expect(spans.map((s) => s.context.span_id).sort()).toEqual(expectedIds.sort())
       const stored = await getSpanAnnotations('default', [agent.spanId])
       expect(stored.map((a) => a.identifier).sort()).toEqual(scores.map((s) => s.scorerId).sort())
+      const traced = await getTraceAnnotations('default', [agent.traceId])
+      expect(traced.map((a) => a.identifier).sort()).toEqual(scores.map((s) => s.scorerId).sort())
     })
   })
 })

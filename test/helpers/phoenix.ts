@@ -213,6 +213,37 @@ export async function getSpanAnnotations(
   return out
 }
 
+export interface PhoenixTraceAnnotation extends Omit<PhoenixSpanAnnotation, 'span_id'> {
+  trace_id: string
+}
+
+/**
+ * Trace annotations of the given traces (all pages): `GET /v1/projects/{project}/trace_annotations`
+ * with repeatable `trace_ids` (at most 1000 per request; this asks in chunks of 100).
+ */
+export async function getTraceAnnotations(
+  projectName: string,
+  traceIds: string[],
+): Promise<PhoenixTraceAnnotation[]> {
+  const out: PhoenixTraceAnnotation[] = []
+  for (let start = 0; start < traceIds.length; start += 100) {
+    let cursor: string | null = null
+    do {
+      const params = new URLSearchParams({ limit: '1000' })
+      for (const t of traceIds.slice(start, start + 100)) params.append('trace_ids', t)
+      if (cursor) params.set('cursor', cursor)
+      const { body } = await getJson<{ data: PhoenixTraceAnnotation[]; next_cursor: string | null }>(
+        `/v1/projects/${encodeURIComponent(projectName)}/trace_annotations`,
+        params,
+      )
+      if (!body) return []
+      out.push(...body.data)
+      cursor = body.next_cursor
+    } while (cursor)
+  }
+  return out
+}
+
 /** The server's version string (e.g. "20.26.1"). */
 export async function phoenixVersion(): Promise<string> {
   const res = await fetch(`${phoenixUrl()}/arize_phoenix_version`, { signal: AbortSignal.timeout(5_000) })

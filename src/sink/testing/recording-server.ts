@@ -22,25 +22,31 @@ export interface RecordingServer {
   readonly requests: RecordedRequest[]
   /** Answers the next `count` requests with `status` (and `body`), then 200 again. */
   failNext(count: number, status: number, body?: string): void
-  /** Answers the next requests with these statuses in order (200s included), then as usual. */
+  /** Answers the next requests with these statuses in order (2xx with the usual body), then as usual. */
   answerNext(...statuses: number[]): void
   /** The status and body of successful answers (default 200, `{}`). */
   succeedWith(status: number, body: string): void
+  /** The body of successful answers to requests whose path starts with `path` (before `succeedWith`'s). */
+  succeedOn(path: string, body: string): void
   close(): Promise<void>
 }
 
 /** Starts a recording server on an ephemeral port of 127.0.0.1. */
 export async function startRecordingServer(): Promise<RecordingServer> {
   const requests: RecordedRequest[] = []
-  const failures: { status: number; body: string }[] = []
+  const failures: { status: number; body?: string }[] = []
   let success = { status: 200, body: '{}' }
+  const successOn = new Map<string, string>()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       let body = Buffer.concat(chunks)
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body)
-      const answer = failures.shift() ?? success
+      const path = [...successOn.keys()].find((p) => req.url?.startsWith(p))
+      const usual = path ? { status: 200, body: successOn.get(path)! } : success
+      const next = failures.shift()
+      const answer = next ? { status: next.status, body: next.body ?? usual.body } : usual
       const recorded: RecordedRequest = {
         method: req.method ?? '',
         url: req.url ?? '',
@@ -64,10 +70,13 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     },
     answerNext(...statuses) {
       for (const status of statuses)
-        failures.push({ status, body: status < 300 ? success.body : '{"error":"injected"}' })
+        failures.push({ status, body: status < 300 ? undefined : '{"error":"injected"}' })
     },
     succeedWith(status, body) {
       success = { status, body }
+    },
+    succeedOn(path, body) {
+      successOn.set(path, body)
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
