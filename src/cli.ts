@@ -16,8 +16,9 @@ Usage:
                                              score OTLP files (protobuf, JSON, or Collector JSON lines);
                                              prints one JSON line per score; a file over N MiB
                                              (default 256) is refused
-  tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
-                                             re-score a range of the topic into the sinks
+  tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--rescore] [--config FILE]
+                                             re-score a range of the topic into the sinks (with
+                                             the score ledger on: only runs it lacks, unless --rescore)
   tracescore demo [--runs N] [--keep-broker] local broker + recorded agent traffic + scores shown;
                                              stops the broker it started unless --keep-broker
   tracescore --version | --help
@@ -30,7 +31,7 @@ an unexpected error; 2 a usage or configuration error (the message names the key
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
-TRACESCORE_KAFKA_ENCODING, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_LEDGER_ENABLED, TRACESCORE_LEDGER_TOPIC, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
 sink and judge settings the configuration leaves unset: OTEL_EXPORTER_OTLP_*, PHOENIX_HOST,
 PHOENIX_API_KEY, LANGFUSE_*, <PROVIDER>_API_KEY and <PROVIDER>_BASE_URL.`
 
@@ -103,6 +104,7 @@ export async function main(argv: string[]): Promise<number> {
             config: { type: 'string', short: 'c' },
             from: { type: 'string' },
             to: { type: 'string' },
+            rescore: { type: 'boolean' },
           },
         })
         if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
@@ -118,7 +120,7 @@ export async function main(argv: string[]): Promise<number> {
           }
         })()
         const config = await configFor(values.config)
-        return await replayRange(config, bounds.from, bounds.to)
+        return await replayRange(config, bounds.from, bounds.to, { rescore: values.rescore === true })
       }
       case 'demo': {
         const { values } = parseArgs({

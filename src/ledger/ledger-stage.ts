@@ -211,25 +211,23 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
       if (!config.ledger.enabled) return
       // The input topic is waited for as long as the source waits for it (no timeout).
       if (options.log === undefined) await waitForTopic(options.admin, config.kafka.topic, logger, signal)
-      const timeoutMs = config.ledger.startTimeoutMs
-      let timer: NodeJS.Timeout | undefined
       try {
-        await Promise.race([
-          open(sourceTopic),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
-          }),
-          new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
-        ])
+        await openWithin(
+          () => open(sourceTopic),
+          config.ledger.startTimeoutMs,
+          signal,
+          async (error, attempt) => {
+            await log.stop?.()
+            logger.warn({ err: error, attempt, topic }, 'score ledger not ready yet; retrying')
+          },
+        )
       } catch (error) {
+        await log.stop?.()
         const message = `score ledger topic ${topic} could not be created or read: ${(error as Error).message}`
         if (config.ledger.onUnavailable === 'fail')
           throw new Error(`${message} (ledger.onUnavailable: 'fail'; 'score-without' scores without it)`)
         logger.error({ err: error, topic }, `${message}; scoring without the ledger (ledger.onUnavailable)`)
-        await log.stop?.()
         return
-      } finally {
-        clearTimeout(timer)
       }
       active = true
       if (options.replay) ledger.assign(allPartitions)
@@ -254,5 +252,40 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
     scoring: () => (active ? scoring : undefined),
     targets: (targets) =>
       config.ledger.enabled ? ledgerFirst(targets, ledger, options.metrics) : [...targets],
+  }
+}
+
+/**
+ * Runs `open` until it succeeds (a topic just created answers "not the leader" for a moment),
+ * waiting 250 ms doubling to 5 s between attempts (`onRetry` cleans up first), for at most
+ * `timeoutMs`; then rejects with the last error. An abort rejects at once.
+ */
+async function openWithin(
+  open: () => Promise<void>,
+  timeoutMs: number,
+  signal: AbortSignal,
+  onRetry: (error: unknown, attempt: number) => Promise<void>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (let attempt = 1; ; attempt++) {
+    signal.throwIfAborted()
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const left = deadline - Date.now()
+      await Promise.race([
+        open(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), left)
+        }),
+      ])
+      return
+    } catch (error) {
+      const delayMs = Math.min(5_000, 250 * 2 ** (attempt - 1))
+      if (signal.aborted || Date.now() + delayMs >= deadline) throw error
+      await onRetry(error, attempt)
+      await new Promise((r) => setTimeout(r, delayMs))
+    } finally {
+      clearTimeout(timer)
+    }
   }
 }
