@@ -65,42 +65,11 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
   let generation = 0
   let stopped = false
 
-  const settleIfCaughtUp = (state: PartitionState) => {
-    if (state.next !== undefined && state.target !== undefined && state.next >= state.target) state.resolve()
-  }
-
   const newTarget = (state: PartitionState) => {
     state.target = undefined
     state.done = new Promise<void>((resolve) => {
       state.resolve = resolve
     })
-  }
-
-  /** Reads the partitions' ends and follows them from where each was read (or its beginning). */
-  const load = async (assigned: readonly number[], gen: number): Promise<void> => {
-    for (let attempt = 0; !stopped && gen === generation; attempt++) {
-      try {
-        const offsets = await log.offsets(assigned)
-        if (gen !== generation) return
-        const from = new Map<number, string>()
-        for (const p of assigned) {
-          const state = partitions.get(p)
-          const bounds = offsets.get(p)
-          if (state === undefined || bounds === undefined) continue
-          const low = BigInt(bounds.low)
-          if (state.next === undefined || state.next < low) state.next = low
-          state.target = BigInt(bounds.high)
-          from.set(p, String(state.next))
-          settleIfCaughtUp(state)
-        }
-        log.follow(from)
-        return
-      } catch (error) {
-        if (attempt % 10 === 0)
-          logger.warn({ err: error, attempt }, 'score ledger: reading its offsets failed; retrying')
-        await new Promise((r) => setTimeout(r, options.retryMs ?? 1_000))
-      }
-    }
   }
 
   const ledger: ScoreLedger = {
@@ -117,7 +86,13 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
         // Kept partitions too: another instance may have written to them since (a rejoin).
         newTarget(state)
       }
-      void load(assigned, gen)
+      void loadPartitions(assigned, {
+        log,
+        logger,
+        partitions,
+        current: () => gen === generation && !stopped,
+        retryMs: options.retryMs ?? 1_000,
+      })
     },
     async loaded(wanted) {
       await Promise.all(wanted.map((p) => partitions.get(p)?.done))
@@ -137,32 +112,15 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       // Known at once here (the follower reads them back later, unchanged).
       for (const p of to) {
         const entries = partitions.get(p)?.entries
-        if (entries === undefined) continue
-        for (const v of values) {
-          const decoded = decodeLedgerValue(v.value)
-          if (decoded) entries.set(v.key, decoded)
-        }
+        for (const v of entries ? values : []) entries!.set(v.key, decodeLedgerValue(v.value)!)
       }
     },
     onRecords(partition, records) {
       const state = partitions.get(partition)
       if (state === undefined || records.length === 0) return
-      const oldest = now() - retentionMs
-      for (const record of records) {
-        if (state.next !== undefined && BigInt(record.offset) < state.next) continue
-        const key = record.key === null ? undefined : String(record.key)
-        if (key !== undefined) {
-          const value = record.value === null ? undefined : decodeLedgerValue(record.value)
-          if (value === undefined || value.atMs < oldest) state.entries.delete(key)
-          else state.entries.set(key, value)
-          if (record.value !== null && value === undefined)
-            logger.warn(
-              { partition, offset: record.offset },
-              'score ledger: a record that is no entry; skipped',
-            )
-        }
-        state.next = BigInt(record.offset) + 1n
-      }
+      applyRecords(state, records, now() - retentionMs, (offset) =>
+        logger.warn({ partition, offset }, 'score ledger: a record that is no entry; skipped'),
+      )
       settleIfCaughtUp(state)
     },
     expire() {
@@ -180,4 +138,73 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
     },
   }
   return ledger
+}
+
+/**
+ * Applies records read from a partition (in offset order) to its entries: a value sets its key,
+ * a tombstone, an expired entry or a record that is no entry (`onInvalid`) removes it; records
+ * before the partition's read position (read again after a seek) are skipped.
+ */
+function applyRecords(
+  state: PartitionState,
+  records: readonly LedgerLogRecord[],
+  oldestMs: number,
+  onInvalid: (offset: string) => void,
+): void {
+  for (const record of records) {
+    if (state.next !== undefined && BigInt(record.offset) < state.next) continue
+    const key = record.key === null ? undefined : String(record.key)
+    if (key !== undefined) {
+      const value = record.value === null ? undefined : decodeLedgerValue(record.value)
+      if (value === undefined || value.atMs < oldestMs) state.entries.delete(key)
+      else state.entries.set(key, value)
+      if (record.value !== null && value === undefined) onInvalid(record.offset)
+    }
+    state.next = BigInt(record.offset) + 1n
+  }
+}
+
+/** Resolves the partition's `loaded` promise once it was read up to its target. */
+function settleIfCaughtUp(state: PartitionState): void {
+  if (state.next !== undefined && state.target !== undefined && state.next >= state.target) state.resolve()
+}
+
+/**
+ * Reads the assigned partitions' offsets (retrying while the broker does not answer, as long as
+ * this assignment is `current`), sets each one's target to its end, and has the log follow them
+ * from where each was read (or its beginning).
+ */
+async function loadPartitions(
+  assigned: readonly number[],
+  ctx: {
+    log: LedgerLog
+    logger: Logger
+    partitions: ReadonlyMap<number, PartitionState>
+    current: () => boolean
+    retryMs: number
+  },
+): Promise<void> {
+  for (let attempt = 0; ctx.current(); attempt++) {
+    try {
+      const offsets = await ctx.log.offsets(assigned)
+      if (!ctx.current()) return
+      const from = new Map<number, string>()
+      for (const p of assigned) {
+        const state = ctx.partitions.get(p)
+        const bounds = offsets.get(p)
+        if (state === undefined || bounds === undefined) continue
+        const low = BigInt(bounds.low)
+        if (state.next === undefined || state.next < low) state.next = low
+        state.target = BigInt(bounds.high)
+        from.set(p, String(state.next))
+        settleIfCaughtUp(state)
+      }
+      ctx.log.follow(from)
+      return
+    } catch (error) {
+      if (attempt % 10 === 0)
+        ctx.logger.warn({ err: error, attempt }, 'score ledger: reading its offsets failed; retrying')
+      await new Promise((r) => setTimeout(r, ctx.retryMs))
+    }
+  }
 }

@@ -11,17 +11,23 @@
  * asks the judge nothing, a restart that reads the whole topic again (a new group) nor a `replay`
  * ask it nothing and deliver every score unchanged, and `replay --rescore` asks it once per run.
  *
- * Scale: runs (5 spans each) are produced at FAULT_KILL_RUNS per 150 s (default 6,000, 40 runs/s;
+ * Scale: runs (5 spans each) are produced at FAULT_KILL_RUNS per 150 s (default 3,000, 20 runs/s;
  * the issue's 10,000 runs need a judge answering ~70 requests/s on a loaded 2-core machine)
  * from before the first kill until the process started after the fifth has streamed 5 s more, at
- * most twice that: about 90 s and ~5,000 runs here, where a fixed 150 s of traffic went on
+ * most twice that: about 90–120 s and ~1,000–2,000 runs here, where a fixed 150 s of traffic went on
  * for a minute after the last kill. Each restart waits for the killed member's Kafka session to
  * expire before it gets partitions (the service runs with a 10 s `kafka.sessionTimeoutMs` here,
  * not the 30 s default, which only made each of those waits longer).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, type ServiceProcess, startService } from '../helpers/cli.ts'
-import { type FaultJudge, startFaultJudge } from '../helpers/fault-judge.ts'
+import type { FaultJudge } from '../helpers/fault-judge.ts'
+import {
+  judgedScorerPreamble,
+  repeatedRequests,
+  startCountingJudge,
+  unexplainedRepeats,
+} from '../helpers/fault-ledger.ts'
 import {
   deliveredRuns,
   type OtlpReceiver,
@@ -40,46 +46,12 @@ import {
 import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
-const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 6_000)
+const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 3_000)
 const KILLS = 5
 const PARTITIONS = 4
 const SCORERS = ['answered', 'judged']
 /** A judge request made this long before a kill may be made again: the kill hit before its score was recorded. */
 const IN_FLIGHT_WINDOW_MS = 5_000
-
-/** An LLM judge scorer whose prompt names the run (the judge counts requests per run and scorer). */
-const judgedScorer = `import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import { createScorer } from 'tracescore'
-const model = createOpenAICompatible({ name: 'scripted', baseURL: process.env.FAULT_JUDGE_URL })('fault-judge')
-const judged = createScorer({
-  id: 'judged',
-  description: 'an LLM judge that answers differently every time',
-  type: 'agent',
-  judge: { model, instructions: 'Rate the agent answer from 0 to 1.' },
-}).generateScore({
-  description: 'Rate the answer',
-  createPrompt: ({ run }) => 'Rate the answer of run ' + run.runId + ' (scorer judged). Answer with a JSON object {"score": number}.',
-})`
-
-/** The (run, scorer) a judge prompt is about: `traceId-agentSpanId/judged`. */
-const judgeKeyOf = (prompt: string) => {
-  const run = /run ([0-9a-f]{32}-[0-9a-f]{16}) \(scorer judged\)/.exec(prompt)?.[1]
-  return run === undefined ? undefined : `${run}/judged`
-}
-
-/**
- * Repeated judge requests of a (run, scorer) that no kill explains: each request after the first
- * must follow a kill that hit at most IN_FLIGHT_WINDOW_MS after the request before it.
- */
-function unexplainedRepeats(byKey: Map<string, number[]>, killedAt: readonly number[]): string[] {
-  const out: string[] = []
-  for (const [key, times] of byKey)
-    for (let i = 1; i < times.length; i++) {
-      const [before, after] = [times[i - 1]!, times[i]!]
-      if (!killedAt.some((k) => k >= before && k <= after && k - before <= IN_FLIGHT_WINDOW_MS)) out.push(key)
-    }
-  return out
-}
 
 describe('kill -9 of tracescore run during a stream', () => {
   const kafka = testKafka('fault-kill')
@@ -102,7 +74,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       deadLetterTopic: `${topic}-dlq`,
       otlpUrl: receiver!.url,
       sessionTimeoutMs: 10_000,
-      preamble: judgedScorer,
+      preamble: judgedScorerPreamble,
       scorers: '{ answered: { scorer: answeredScorer }, judged: { scorer: judged } }',
       judges: '{ defaultLimits: { concurrency: 16 }, timeoutMs: 10000 }',
       ledger: '{ enabled: true }',
@@ -114,11 +86,7 @@ describe('kill -9 of tracescore run during a stream', () => {
   it(`scores every run produced (${RUNS} per 150 s) across ${KILLS} kills: no score changes, no run judged twice but those judged as a kill hit`, async () => {
     await createTopic(kafka, topic, PARTITIONS)
     receiver = await startOtlpReceiver()
-    judge = await startFaultJudge({
-      latencyMs: 10,
-      policy: () => ({ text: `{"score": ${Math.random().toFixed(6)}}` }),
-      keyOf: judgeKeyOf,
-    })
+    judge = await startCountingJudge()
     const rx = receiver
     const config = configFor(groupId)
     // Traffic for 300 s at most: enough for the five kills on a slow machine.
@@ -234,7 +202,7 @@ describe('kill -9 of tracescore run during a stream', () => {
     }
     const duplicates = rx.duplicates()
     const byKey = judge!.byKey
-    const repeats = [...byKey.values()].reduce((n, times) => n + times.length - 1, 0)
+    const repeats = repeatedRequests(byKey)
     console.log(
       `kill -9 x${KILLS}: ${runs.length} runs, ${rx.scores.size} score spans, ${duplicates} re-deliveries ` +
         `(bound ${bound}: scored-but-uncommitted at the kills), ${rx.changed()} changed, ` +
@@ -244,7 +212,8 @@ describe('kill -9 of tracescore run during a stream', () => {
     // The ledger's guarantees: a re-delivered score is the recorded one, a recorded run is not judged again.
     expect(rx.changed()).toBe(0)
     expect(byKey.size).toBe(runs.length)
-    expect(unexplainedRepeats(byKey, killedAt)).toEqual([])
+    const faults = killedAt.map((at) => ({ from: at, to: at }))
+    expect(unexplainedRepeats(byKey, faults, IN_FLIGHT_WINDOW_MS)).toEqual([])
   })
 
   /** Judge requests so far, and score arrivals so far. */
