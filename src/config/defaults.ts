@@ -28,7 +28,8 @@ export const configDefaults = {
     enabled: false,
     /** Empty: `<the topic the source reads>.score_ledger`. */
     topic: '',
-    retentionMs: 7 * 24 * 60 * 60 * 1000,
+    retentionMs: 24 * 60 * 60 * 1000,
+    maxEntries: 200_000,
     onUnavailable: 'fail',
     startTimeoutMs: 60_000,
   },

@@ -169,6 +169,8 @@ export const configSchema = z
         topic: z.string().default(d.ledger.topic),
         /** Entries older than this are forgotten (in memory) and deleted by the broker (`retention.ms`). */
         retentionMs: z.number().int().positive().default(d.ledger.retentionMs),
+        /** Most entries an instance holds in memory; past it the oldest of a partition are forgotten. */
+        maxEntries: z.number().int().positive().default(d.ledger.maxEntries),
         /** When the ledger topic cannot be created or read at start-up: `fail` (exit 1) or `score-without`. */
         onUnavailable: z.enum(['fail', 'score-without']).default(d.ledger.onUnavailable),
         /** How long start-up tries to create or read the ledger topic before `onUnavailable` applies. */

@@ -55,6 +55,37 @@ export function createKafkaLedgerLog(options: KafkaLedgerLogOptions): KafkaLedge
     if (positions.size > 0) quietly('resume', () => c.resume([{ topic, partitions: [...positions.keys()] }]))
   }
 
+  let stopped = false
+  /** A reader kafkajs gave up on is replaced (every second until one starts), reading on where it was. */
+  const replace = async (error: unknown) => {
+    logger.warn({ err: error }, 'score ledger reader crashed; replacing it')
+    await consumer?.disconnect().catch(() => {})
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, 1_000))
+      if (stopped) return
+      try {
+        await connect()
+        return
+      } catch (startError) {
+        logger.warn({ err: startError }, 'score ledger reader did not start; retrying')
+      }
+    }
+  }
+
+  const connect = async () => {
+    const c = kafka.consumer({ groupId: readerGroup, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 })
+    consumer = c
+    // A restart of the reader's group forgets pauses and seeks: apply them again.
+    c.on(c.events.GROUP_JOIN, () => apply())
+    c.on(c.events.CRASH, (event) => {
+      if (!event.payload.restart && c === consumer && !stopped) void replace(event.payload.error)
+    })
+    await c.connect()
+    await c.subscribe({ topics: [topic], fromBeginning: true })
+    await c.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch })
+    apply()
+  }
+
   const eachBatch = async ({ batch, isRunning, isStale, resolveOffset, heartbeat }: EachBatchPayload) => {
     if (!isRunning() || isStale()) return
     const { partition, messages } = batch
@@ -84,17 +115,12 @@ export function createKafkaLedgerLog(options: KafkaLedgerLogOptions): KafkaLedge
     },
     async start(onRecords) {
       handler = onRecords
+      stopped = false
       allPartitions = (await admin.fetchTopicOffsets(topic)).map((o) => o.partition)
-      const c = kafka.consumer({ groupId: readerGroup, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 })
-      consumer = c
-      // A restart of the reader's group forgets pauses and seeks: apply them again.
-      c.on(c.events.GROUP_JOIN, () => apply())
-      await c.connect()
-      await c.subscribe({ topics: [topic], fromBeginning: true })
-      await c.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch })
-      apply()
+      await connect()
     },
     async stop() {
+      stopped = true
       await consumer?.disconnect().catch(() => {})
       await admin.deleteGroups([readerGroup]).catch(() => {})
     },

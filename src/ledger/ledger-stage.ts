@@ -181,7 +181,13 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
       groupId: config.kafka.groupId,
       logger,
     })
-  const ledger = createScoreLedger({ log, retentionMs: config.ledger.retentionMs, logger, now: options.now })
+  const ledger = createScoreLedger({
+    log,
+    retentionMs: config.ledger.retentionMs,
+    maxEntries: config.ledger.maxEntries,
+    logger,
+    now: options.now,
+  })
   let active = false
   let allPartitions: number[] = []
   let assigned: readonly number[] | undefined

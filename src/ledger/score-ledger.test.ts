@@ -139,6 +139,21 @@ describe('score ledger', () => {
     expect(b.ledger.size()).toBe(1)
   })
 
+  it('holds at most maxEntries, forgetting the oldest of the partition written to', async () => {
+    let ledger: ScoreLedger | undefined
+    const log = createMemoryLedgerLog(2, () => ledger!.onRecords)
+    ledger = createScoreLedger({ log, retentionMs: day, maxEntries: 3, logger, now: () => 10 * day })
+    ledger.assign([0, 1])
+    await ledger.loaded([0, 1])
+    for (const n of [1, 2, 3, 4])
+      await ledger.record([n % 2], [{ key: keyOf(trace(n)), decision: decision(trace(n), n / 10) }])
+    expect(ledger.size()).toBe(3)
+    expect(ledger.lookup([0, 1], keyOf(trace(2)))).toBeUndefined() // the oldest of partition 0
+    for (const n of [1, 3, 4]) expect(ledger.lookup([0, 1], keyOf(trace(n)))?.record?.score).toBe(n / 10)
+    await log.settled() // read back from the topic: still at most 3
+    expect(ledger.size()).toBe(3)
+  })
+
   it('loads a compacted partition (offset gaps, tombstones) to its end and skips records that are no entries', async () => {
     let ledger: ScoreLedger | undefined
     const log = createMemoryLedgerLog(1, () => ledger!.onRecords)

@@ -8,6 +8,8 @@ export interface ScoreLedgerOptions {
   log: LedgerLog
   /** Entries older than this are forgotten. */
   retentionMs: number
+  /** Most entries held; past it the oldest of the partition written to are forgotten. Default unbounded. */
+  maxEntries?: number
   logger: Logger
   now?: () => number
   /** Wait between attempts to read a partition's offsets while the broker does not answer. Default 1,000 ms. */
@@ -72,6 +74,13 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
     })
   }
 
+  /** Forgets the oldest entries of `state` while more than `maxEntries` are held. */
+  const trim = (state: PartitionState) => {
+    const max = options.maxEntries ?? Infinity
+    for (let excess = ledger.size() - max; excess > 0 && state.entries.size > 0; excess--)
+      state.entries.delete(state.entries.keys().next().value!)
+  }
+
   const ledger: ScoreLedger = {
     assign(assigned) {
       const gen = ++generation
@@ -111,8 +120,9 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       await log.write(to.flatMap((partition) => values.map((v) => ({ partition, ...v }))))
       // Known at once here (the follower reads them back later, unchanged).
       for (const p of to) {
-        const entries = partitions.get(p)?.entries
-        for (const v of entries ? values : []) entries!.set(v.key, decodeLedgerValue(v.value)!)
+        const state = partitions.get(p)
+        for (const v of state ? values : []) refresh(state!.entries, v.key, decodeLedgerValue(v.value)!)
+        if (state) trim(state)
       }
     },
     onRecords(partition, records) {
@@ -121,6 +131,7 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       applyRecords(state, records, now() - retentionMs, (offset) =>
         logger.warn({ partition, offset }, 'score ledger: a record that is no entry; skipped'),
       )
+      trim(state)
       settleIfCaughtUp(state)
     },
     expire() {
@@ -157,7 +168,7 @@ function applyRecords(
     if (key !== undefined) {
       const value = record.value === null ? undefined : decodeLedgerValue(record.value)
       if (value === undefined || value.atMs < oldestMs) state.entries.delete(key)
-      else state.entries.set(key, value)
+      else refresh(state.entries, key, value)
       if (record.value !== null && value === undefined) onInvalid(record.offset)
     }
     state.next = BigInt(record.offset) + 1n
@@ -207,4 +218,10 @@ async function loadPartitions(
       await new Promise((r) => setTimeout(r, ctx.retryMs))
     }
   }
+}
+
+/** Sets an entry as the newest of its map (maps keep insertion order: the first is the oldest). */
+function refresh<V>(entries: Map<string, V>, key: string, value: V): void {
+  entries.delete(key)
+  entries.set(key, value)
 }
