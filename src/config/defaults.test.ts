@@ -113,6 +113,7 @@ describe('configuration defaults', () => {
       'judges.timeoutMs': resolved.judges.timeoutMs,
       'ledger.enabled': resolved.ledger.enabled,
       'ledger.retentionMs': resolved.ledger.retentionMs,
+      'ledger.maxEntries': resolved.ledger.maxEntries,
       'ledger.onUnavailable': resolved.ledger.onUnavailable,
       'ledger.startTimeoutMs': resolved.ledger.startTimeoutMs,
       'log.level': resolved.log.level,

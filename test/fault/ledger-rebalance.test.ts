@@ -117,6 +117,9 @@ describe('score ledger across rebalances', () => {
       60_000,
       () => 'final commit',
     )
+    // The faults happened: the first instance died by SIGKILL, the added one consumed its share.
+    expect((await services[0]!.exited).signal).toBe('SIGKILL')
+    expect(await services[3]!.metric('tracescore_records_total')).toBeGreaterThan(0)
     const codes = await Promise.all(services.slice(1).map((s) => s.stop()))
     expect(codes).toEqual([0, 0, 0])
 
