@@ -16,6 +16,9 @@ Usage:
                                              score OTLP files (protobuf, JSON, or Collector JSON lines);
                                              prints one JSON line per score; a file over N MiB
                                              (default 256) is refused
+  tracescore inspect FILE... [--json]       what tracescore understands of the traces in OTLP files:
+                                             conventions, runs and what each holds, parts not
+                                             recorded, GenAI spans no run used
   tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--rescore] [--config FILE]
                                              re-score a range of the topic into the sinks (with
                                              the score ledger on: only runs it lacks, unless --rescore)
@@ -26,12 +29,15 @@ Usage:
 Options of every command: --debug logs at level debug and prints the stack trace of an
 unexpected error (as log.level=debug or TRACESCORE_LOG_LEVEL=debug do).
 
-Exit codes: 0 done (score: every file read and decoded); 1 a file could not be read or decoded, or
+Exit codes: 0 done (score, inspect: every file read and decoded); 1 a file could not be read or decoded, or
 an unexpected error; 2 a usage or configuration error (the message names the key).
 
 Configuration: --config FILE, else ./config/tracescore.config.ts when present, else the embedded
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
-TRACESCORE_KAFKA_ENCODING, TRACESCORE_LEDGER_ENABLED, TRACESCORE_LEDGER_TOPIC, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
+TRACESCORE_KAFKA_ENCODING, TRACESCORE_KAFKA_FROM_BEGINNING, TRACESCORE_KAFKA_REPARTITION,
+TRACESCORE_KAFKA_SSL, TRACESCORE_KAFKA_SASL_MECHANISM, TRACESCORE_KAFKA_SASL_USERNAME,
+TRACESCORE_KAFKA_SASL_PASSWORD, TRACESCORE_LEDGER_ENABLED, TRACESCORE_LEDGER_TOPIC,
+TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
 sink and judge settings the configuration leaves unset: OTEL_EXPORTER_OTLP_*, PHOENIX_HOST,
 PHOENIX_API_KEY, LANGFUSE_*, <PROVIDER>_API_KEY and <PROVIDER>_BASE_URL.`
 
@@ -97,31 +103,18 @@ export async function main(argv: string[]): Promise<number> {
         const maxFileBytes = maxMib === undefined ? undefined : Math.floor(maxMib * 2 ** 20)
         return await scoreFiles(positionals, config, maxFileBytes === undefined ? {} : { maxFileBytes })
       }
-      case 'replay': {
-        const { values } = parseArgs({
+      case 'inspect': {
+        const { values, positionals } = parseArgs({
           args: rest,
-          options: {
-            config: { type: 'string', short: 'c' },
-            from: { type: 'string' },
-            to: { type: 'string' },
-            rescore: { type: 'boolean' },
-          },
+          allowPositionals: true,
+          options: { json: { type: 'boolean' } },
         })
-        if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
-        const { parseReplayBound, replayRange } = await import('./commands/replay.ts')
-        const bounds = (() => {
-          try {
-            return {
-              from: parseReplayBound(values.from),
-              to: values.to ? parseReplayBound(values.to) : undefined,
-            }
-          } catch (error) {
-            throw new UsageError((error as Error).message)
-          }
-        })()
-        const config = await configFor(values.config)
-        return await replayRange(config, bounds.from, bounds.to, { rescore: values.rescore === true })
+        if (positionals.length === 0) throw new UsageError('inspect needs at least one OTLP file')
+        const { inspectFiles } = await import('./commands/inspect.ts')
+        return await inspectFiles(positionals, { json: values.json ?? false })
       }
+      case 'replay':
+        return await replayCommand(rest, configFor)
       case 'demo': {
         const { values } = parseArgs({
           args: rest,
@@ -156,6 +149,36 @@ export async function main(argv: string[]): Promise<number> {
  * An unexpected error for the terminal: its name and message, and the stack trace only in debug
  * mode (a trace helps a developer, and tells a user nothing but the install path).
  */
+/** `tracescore replay`: its options read and checked, then the range replayed. */
+async function replayCommand(
+  args: string[],
+  configFor: (file: string | undefined) => Promise<TracescoreConfig>,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string', short: 'c' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      rescore: { type: 'boolean' },
+    },
+  })
+  if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
+  const { parseReplayBound, replayRange } = await import('./commands/replay.ts')
+  const bounds = (() => {
+    try {
+      return {
+        from: parseReplayBound(values.from),
+        to: values.to ? parseReplayBound(values.to) : undefined,
+      }
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+  })()
+  const config = await configFor(values.config)
+  return await replayRange(config, bounds.from, bounds.to, { rescore: values.rescore === true })
+}
+
 function describeUnexpected(error: unknown, debug: boolean): string {
   try {
     if (!(error instanceof Error)) return String(error)

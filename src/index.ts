@@ -25,6 +25,8 @@ export type {
   Convention,
   MastraDBMessage,
   MastraMessagePart,
+  RecordedParts,
+  RunPart,
   ScoreRecord,
   ScorerRunInputForAgent,
   ScorerRunOutputForAgent,

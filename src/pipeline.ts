@@ -5,6 +5,7 @@ import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
 import type { IngestedTrace } from './ingest/kafka-source.ts'
 import type { SpanSourceStats } from './ingest/span-source.ts'
 import { createLedgerStage, type LedgerRecording, type LedgerStage } from './ledger/ledger-stage.ts'
+import { createGapLog } from './ops/gap-log.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { sourceMetricsRefresher } from './ops/source-metrics.ts'
@@ -164,6 +165,7 @@ function scorerOf(
   ledger: LedgerStage,
   now?: () => number,
 ) {
+  const logGaps = createGapLog(logger)
   return async (trace: IngestedTrace): Promise<ScoredTrace> => {
     // With the ledger: after the trace's partitions are loaded, runs it has are not scored again.
     const fromLedger = await ledger.scoring()?.prepare(trace)
@@ -176,6 +178,7 @@ function scorerOf(
       incomplete: trace.incomplete,
       recorded: fromLedger?.recorded,
     })
+    logGaps(scores, trace.traceId)
     for (const d of scores.decisions)
       logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
     return { ...deliverableOf(scores), ...(fromLedger ? { ledger: fromLedger.recording(scores) } : {}) }

@@ -1,9 +1,16 @@
 import type { ScorerEntry } from './config/schema.ts'
-import type { AgentRun, ScoreRecord, Span } from './model/index.ts'
+import {
+  type AgentRun,
+  type Convention,
+  type ScoreRecord,
+  type Span,
+  unrecordedParts,
+} from './model/index.ts'
 import type { Metrics } from './ops/metrics.ts'
 import type { Judge } from './scoring/judge.ts'
 import { type Decision, scoreRun } from './scoring/score-run.ts'
 import { extractAgentRuns } from './transform/index.ts'
+import { type NoRunReason, whyNoRun } from './transform/trace-gaps.ts'
 
 /** What scoring one trace produced: its agent runs, every decision, and the records for the sinks. */
 export interface TraceScores {
@@ -12,6 +19,8 @@ export interface TraceScores {
   records: ScoreRecord[]
   /** Set when the trace's agent runs could not be rebuilt at all: nothing was scored, and why. */
   error?: string
+  /** Set when the trace gave no run (it was transformed because it shows GenAI activity): why. */
+  noRun?: { reason: NoRunReason; conventions: (Convention | 'unknown')[] }
 }
 
 /** Everything `scoreTrace` needs besides the spans. */
@@ -57,14 +66,24 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   }
   if (options.incomplete) for (const run of runs) run.incomplete = true
   const { metrics } = options
+  // No silent gaps: a GenAI trace without a run, and runs with parts not recorded, are counted.
+  const noRun = runs.length === 0 && !options.scoredRunSpanIds?.length ? whyNoRun(spans) : undefined
+  if (noRun && metrics) {
+    for (const convention of noRun.conventions)
+      metrics.tracesWithoutRuns.inc({ reason: noRun.reason, convention })
+  }
   const perRun = await Promise.all(
     runs.map(async (run) => {
       metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
+      for (const part of unrecordedParts(run))
+        metrics?.unrecordedParts.inc({ part, convention: run.convention })
       const { judge, now, clock } = options
       const { fresh, recorded } = splitRecorded(run, options)
       const decisions = await scoreRun(run, fresh, { judge, now, clock })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
+        if (d.outcome === 'not-scorable')
+          metrics?.notScorable.inc({ scorer: d.scorer, cause: d.unrecorded?.[0] ?? 'scorer' })
         // Each scorer's own time: scorers of a run go in parallel, the slowest must not time the rest.
         if ((d.outcome === 'scored' || d.outcome === 'failed') && d.durationMs !== undefined)
           metrics?.scoringSeconds.observe({ scorer: d.scorer }, d.durationMs / 1000)
@@ -85,7 +104,7 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
   )
   const decisions = perRun.flat()
   const records = decisions.flatMap((d) => (d.record ? [d.record] : []))
-  return { runs, decisions, records }
+  return { runs, decisions, records, ...(noRun ? { noRun } : {}) }
 }
 
 /** The scorer entries to run on `run`, and the decisions `options.recorded` already has. */

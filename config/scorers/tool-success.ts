@@ -5,6 +5,8 @@ export const toolSuccessScorer = createScorer({
   id: 'tool-success',
   description: 'Share of tool calls that succeeded',
   type: 'agent',
+  // Without the results recorded, a call that returned looks like one still waiting: no guess.
+  requires: ['toolResults'],
 })
   .preprocess(({ run }) => {
     const calls = run.output.flatMap((message) =>

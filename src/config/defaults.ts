@@ -41,6 +41,8 @@ export const configDefaults = {
     phoenixUrl: 'http://localhost:6006',
     langfuseUrl: 'https://cloud.langfuse.com',
   },
+  /** How long `tracescore run` waits, on SIGTERM, for in-flight traces before committing and leaving (the Helm chart's grace period exceeds it). */
+  shutdown: { drainTimeoutMs: 30_000 },
   metrics: { port: 9464, host: '127.0.0.1' },
   log: { level: 'info' },
 } as const

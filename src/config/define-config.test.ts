@@ -45,6 +45,30 @@ describe('resolveConfig', () => {
     expect(config.metrics.port).toBe(0)
   })
 
+  it('takes Kafka TLS, SASL and repartitioning from the environment (a Kubernetes Secret), over the file', () => {
+    const config = resolveConfig(
+      { kafka: { sasl: { mechanism: 'plain', username: 'file', password: 'file' } } },
+      {
+        TRACESCORE_KAFKA_SSL: 'true',
+        TRACESCORE_KAFKA_REPARTITION: '1',
+        TRACESCORE_KAFKA_SASL_MECHANISM: 'scram-sha-512',
+        TRACESCORE_KAFKA_SASL_PASSWORD: 's3cret',
+      },
+    )
+    expect(config.kafka.ssl).toBe(true)
+    expect(config.kafka.repartition).toBe(true)
+    expect(config.kafka.sasl).toEqual({ mechanism: 'scram-sha-512', username: 'file', password: 's3cret' })
+    expect(resolveConfig({}, {}).kafka.sasl).toBeUndefined()
+  })
+
+  it('names the variable of a bad SASL setting without showing the password', () => {
+    const env = { TRACESCORE_KAFKA_SASL_MECHANISM: 'kerberos', TRACESCORE_KAFKA_SASL_PASSWORD: 'hunter2' }
+    const { message } = errorOf({}, env)
+    expect(message).toContain('kafka.sasl.mechanism')
+    expect(message).toContain('TRACESCORE_KAFKA_SASL_MECHANISM')
+    expect(message).not.toContain('hunter2')
+  })
+
   it('accepts any object with id and run() as a scorer', () => {
     const config = resolveConfig({ scorers: { len: { scorer, sampling: { type: 'ratio', rate: 0.5 } } } }, {})
     expect(config.scorers.len?.scorer).toBe(scorer)

@@ -20,10 +20,12 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
   TRACESCORE_KAFKA_TOPIC: { path: ['kafka', 'topic'], parse: String },
   TRACESCORE_KAFKA_GROUP_ID: { path: ['kafka', 'groupId'], parse: String },
   TRACESCORE_KAFKA_ENCODING: { path: ['kafka', 'encoding'], parse: String },
-  TRACESCORE_KAFKA_FROM_BEGINNING: {
-    path: ['kafka', 'fromBeginning'],
-    parse: (raw) => raw === 'true' || raw === '1',
-  },
+  TRACESCORE_KAFKA_FROM_BEGINNING: { path: ['kafka', 'fromBeginning'], parse: parseFlag },
+  TRACESCORE_KAFKA_REPARTITION: { path: ['kafka', 'repartition'], parse: parseFlag },
+  TRACESCORE_KAFKA_SSL: { path: ['kafka', 'ssl'], parse: parseFlag },
+  TRACESCORE_KAFKA_SASL_MECHANISM: { path: ['kafka', 'sasl', 'mechanism'], parse: String },
+  TRACESCORE_KAFKA_SASL_USERNAME: { path: ['kafka', 'sasl', 'username'], parse: String },
+  TRACESCORE_KAFKA_SASL_PASSWORD: { path: ['kafka', 'sasl', 'password'], parse: String },
   // Anything but true/1/false/0 is passed on as text, so the schema rejects it naming `ledger.enabled`.
   TRACESCORE_LEDGER_ENABLED: {
     path: ['ledger', 'enabled'],
@@ -33,6 +35,11 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
   TRACESCORE_METRICS_PORT: { path: ['metrics', 'port'], parse: Number },
   TRACESCORE_METRICS_HOST: { path: ['metrics', 'host'], parse: String },
   TRACESCORE_LOG_LEVEL: { path: ['log', 'level'], parse: String },
+}
+
+/** A boolean variable: `true` or `1` is on, anything else off. */
+function parseFlag(raw: string): boolean {
+  return raw === 'true' || raw === '1'
 }
 
 /** Returns a copy of `config` with the environment overrides applied. */

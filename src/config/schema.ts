@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
+import { RUN_PARTS } from '../model/index.ts'
 import { configDefaults as d } from './defaults.ts'
 import { httpUrlProblem } from './http-url.ts'
 
@@ -67,6 +68,11 @@ const scorerEntry = z
      * string `version` property, else `'1'`.
      */
     version: z.string().min(1).optional(),
+    /**
+     * The parts of an agent run the scorer needs recorded (overrides what the scorer says); a run
+     * whose trace lacks one is `not-scorable` without running the scorer.
+     */
+    requires: z.array(z.enum(RUN_PARTS)).optional(),
     /** Redaction applied to the run before any judge sees it. */
     redact: z
       .object({

@@ -102,6 +102,11 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
   }
 }
 
+/** The consumer group the repartition stage reads `kafka.topic` as (the Helm chart's KEDA trigger watches it). */
+export function repartitionGroupId(groupId: string): string {
+  return `${groupId}-repartition`
+}
+
 /**
  * The repartition stage: records not keyed by trace id are re-keyed by trace into
  * `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
@@ -115,7 +120,7 @@ function repartitionerOf({
   return createTraceRepartitioner({
     consumer: createSupervisedKafkajsConsumer({
       kafka,
-      groupId: `${config.kafka.groupId}-repartition`,
+      groupId: repartitionGroupId(config.kafka.groupId),
       fromBeginning: config.kafka.fromBeginning,
       sessionTimeout: config.kafka.sessionTimeoutMs,
       maxWaitTimeMs: config.kafka.fetchMaxWaitMs,

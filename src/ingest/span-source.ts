@@ -48,7 +48,7 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   commitTimeoutMs?: number
   /** Backoff of failed deliveries (default `retryPolicies.delivery`). */
   deliveryPolicy?: RetryPolicy
-  /** How long `stop` waits for in-flight traces. Default 30,000 ms. */
+  /** How long `stop` waits for in-flight traces. Default `configDefaults.shutdown.drainTimeoutMs` (30 s). */
   drainTimeoutMs?: number
   /** Where each partition is read from instead of the committed offset (a replay). */
   startOffsets?: ReadonlyMap<number, string>
@@ -183,7 +183,10 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
       // Stop reading but stay in the group (a consumer that left can no longer commit).
       consumer.pause()
       handoff.collectReady()
-      await waitAtMost(handoff.queue.drained(), options.drainTimeoutMs ?? 30_000)
+      await waitAtMost(
+        handoff.queue.drained(),
+        options.drainTimeoutMs ?? configDefaults.shutdown.drainTimeoutMs,
+      )
       handoff.queue.stop()
       options.deadLetters.stop()
       clearInterval(timer)

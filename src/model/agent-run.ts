@@ -3,6 +3,23 @@ import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from './message.
 /** The instrumentation convention an agent run was recognised from. */
 export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop'
 
+/**
+ * A part of an agent run that a trace may or may not record: content capture off (the default of
+ * the OpenTelemetry GenAI instrumentations) keeps the structure of a run but none of its text.
+ */
+export type RunPart = (typeof RUN_PARTS)[number]
+
+/** Every part of a run that a trace may not record, in the order reasons name them. */
+export const RUN_PARTS = ['input', 'system', 'finalText', 'toolArguments', 'toolResults'] as const
+
+/**
+ * Which parts of a run the trace recorded. `true` means the trace holds that part's content, which
+ * may be empty when there was none (a prompt with no system message records that there was no
+ * system text); `false` means the part is absent because nothing recorded it, never because it
+ * was empty. `toolArguments` / `toolResults` are false when any tool call lacks them.
+ */
+export type RecordedParts = Record<RunPart, boolean>
+
 /** One agent run found in a trace, reshaped into Mastra's scorer input/output. */
 export interface AgentRun {
   traceId: string
@@ -21,8 +38,19 @@ export interface AgentRun {
   output: ScorerRunOutputForAgent
   /** Service name, user/session ids and metadata lifted from the resource and span attributes. */
   requestContext?: Record<string, unknown>
+  /**
+   * Which parts the trace recorded (see {@link RecordedParts}); absent on runs not built by
+   * `extractAgentRuns` (hand-made runs), which count as fully recorded.
+   */
+  recorded?: RecordedParts
   /** What could not be rebuilt (content capture off, truncated JSON, missing parents...). */
   notes?: string[]
   /** True when the trace was finalized by age or by the buffer cap rather than by settling. */
   incomplete?: boolean
+}
+
+/** The parts among `parts` (default: all) that a run's trace did not record, in {@link RUN_PARTS} order. */
+export function unrecordedParts(run: AgentRun, parts: readonly RunPart[] = RUN_PARTS): RunPart[] {
+  const recorded = run.recorded
+  return recorded ? RUN_PARTS.filter((part) => parts.includes(part) && !recorded[part]) : []
 }

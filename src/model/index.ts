@@ -1,5 +1,12 @@
 /** The types the stages meet through: spans, agent runs in Mastra's message shapes, score records. */
-export type { AgentRun, Convention } from './agent-run.ts'
+export {
+  type AgentRun,
+  type Convention,
+  type RecordedParts,
+  RUN_PARTS,
+  type RunPart,
+  unrecordedParts,
+} from './agent-run.ts'
 export { groupByTrace } from './group-by-trace.ts'
 export type {
   MastraDBMessage,

@@ -24,6 +24,21 @@ export function createMetrics() {
       'Decisions per (run, scorer): scored, sampled-out, filtered, not-scorable, skipped-budget, failed',
       ['scorer', 'outcome'],
     ),
+    notScorable: counter(
+      'tracescore_not_scorable_total',
+      'Not-scorable decisions by cause: the first run part the trace did not record, or "scorer" when the scorer said so',
+      ['scorer', 'cause'],
+    ),
+    tracesWithoutRuns: counter(
+      'tracescore_traces_without_runs_total',
+      'Traces with GenAI activity that gave no agent run, by reason and by convention of their GenAI spans',
+      ['reason', 'convention'],
+    ),
+    unrecordedParts: counter(
+      'tracescore_run_parts_unrecorded_total',
+      'Agent runs whose trace did not record a part (input, system, finalText, toolArguments, toolResults)',
+      ['part', 'convention'],
+    ),
     scoreValues: histogram(
       'tracescore_score_value',
       'Score values per scorer and agent (the quality-monitoring signal)',

@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
+import type { RunPart } from '../model/agent-run.ts'
 import type { JudgeConfig } from './judge-config.ts'
 import type { NotScorable } from './not-scorable.ts'
 import type { OutputSchema } from './output-schema.ts'
@@ -32,6 +33,12 @@ export interface ScorerConfig<TID extends string = string, TInput = any, TOutput
     | { input: StandardSchemaV1<unknown, TInput>; output: StandardSchemaV1<unknown, TOutput> }
   /** Runs first; its result replaces the run for every step and in the result. */
   prepareRun?: PrepareRun<TInput, TOutput>
+  /**
+   * tracescore: the parts of an agent run this scorer needs recorded; a run whose trace lacks one
+   * is `not-scorable` and the scorer does not run. Default: none for function steps only, the
+   * input and the final text when a step is a prompt object (a judge).
+   */
+  requires?: readonly RunPart[]
 }
 
 type Results = Record<string, any>
@@ -81,6 +88,10 @@ export class Scorer<TID extends string = string, TInput = any, TOutput = any, TR
   }
   get judge(): JudgeConfig | undefined {
     return this.#config.judge
+  }
+  /** The parts of an agent run this scorer needs recorded, when it says (`requires`). */
+  get requires(): readonly RunPart[] | undefined {
+    return this.#config.requires
   }
   /** The scorer's configuration, as given to `createScorer` (name defaulted). */
   get config(): ScorerConfig<TID, TInput, TOutput> {

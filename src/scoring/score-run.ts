@@ -1,8 +1,15 @@
 import type { RunFilter, ScorerEntry } from '../config/schema.ts'
-import type { AgentRun, JudgeUsage, ScoreRecord } from '../model/index.ts'
+import {
+  type AgentRun,
+  type JudgeUsage,
+  type RunPart,
+  type ScoreRecord,
+  unrecordedParts,
+} from '../model/index.ts'
 import { withTraceContentFencing } from './fence-untrusted.ts'
 import { currentJudge, type Judge, withJudge } from './judge.ts'
 import { createRedactor, redactDeep } from './redact.ts'
+import { describeUnrecorded, requiredParts } from './required-parts.ts'
 import { isSampled } from './sampling.ts'
 import type { BudgetReservation } from './token-budget.ts'
 
@@ -22,8 +29,10 @@ export interface Decision {
   scorer: string
   outcome: DecisionOutcome
   record?: ScoreRecord
-  /** For not-scorable runs: the reason the scorer gave. */
+  /** For not-scorable runs: the reason the scorer gave, or the parts the trace did not record. */
   detail?: string
+  /** Not scorable because the trace did not record these parts, which the scorer needs (no judge call made). */
+  unrecorded?: RunPart[]
   /** How long this scorer took on this run, in milliseconds, when it ran (judge calls included). */
   durationMs?: number
 }
@@ -131,6 +140,11 @@ async function decide(
     if (!matchesFilter(run, entry.filter)) return { ...base, outcome: 'filtered' }
     if (!mustScore(run, entry) && !isSampled(entry.sampling, run.traceId))
       return { ...base, outcome: 'sampled-out' }
+    // Never score what was not captured: a judge asked about empty text, or a 0 for an answer
+    // nobody recorded, would be a false alarm.
+    const unrecorded = unrecordedParts(run, requiredParts(entry))
+    if (unrecorded.length > 0)
+      return { ...base, outcome: 'not-scorable', detail: describeUnrecorded(unrecorded), unrecorded }
     const claim = judge.budget ? await judge.budget.reserve(name) : undefined
     if (claim?.outcome === 'exhausted') return { ...base, outcome: 'skipped-budget' }
     if (claim?.outcome === 'reserved') reservation = claim.reservation
@@ -144,6 +158,7 @@ async function decide(
       input: visible.input,
       output: visible.output,
       requestContext: visible.requestContext,
+      ...(run.recorded ? { recorded: run.recorded } : {}),
     }
     // The judge goes to tracescore's scorers as an option and, for scorers that call their models
     // themselves (`judgeModel()`), into the async context; a scorer that takes no options ignores it.

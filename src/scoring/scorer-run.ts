@@ -1,3 +1,4 @@
+import type { RecordedParts } from '../model/agent-run.ts'
 import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from '../model/message.ts'
 
 /**
@@ -10,6 +11,12 @@ export interface ScorerRun<TInput = any, TOutput = any> {
   input?: TInput
   output: TOutput
   groundTruth?: any
+  /**
+   * tracescore: which parts of the agent run its trace recorded (content capture off records the
+   * structure without the text). A part that is `false` is absent from `input`/`output` because
+   * nothing recorded it, not because it was empty.
+   */
+  recorded?: RecordedParts
   expectedTrajectory?: unknown
   requestContext?: Record<string, any>
   requestContextKeys?: string[]

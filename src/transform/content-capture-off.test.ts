@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { OpenTelemetry } from '@ai-sdk/otel'
 import { context, trace } from '@opentelemetry/api'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
@@ -48,6 +49,14 @@ function scriptedModel() {
 
 /** Runs a real AI SDK 7 agent traced by @ai-sdk/otel and returns its trace as the pipeline would decode it. */
 async function runTraced(telemetry: { recordInputs: boolean; recordOutputs: boolean }): Promise<AgentRun[]> {
+  return extractAgentRuns(decodeOtlpTraces(await recordTrace(telemetry), 'otlp_proto'))
+}
+
+/** The OTLP protobuf export request of one real AI SDK 7 agent run traced by @ai-sdk/otel. */
+async function recordTrace(telemetry: {
+  recordInputs: boolean
+  recordOutputs: boolean
+}): Promise<Uint8Array> {
   exporter.reset()
   const agent = new ToolLoopAgent({
     id: 'support',
@@ -71,8 +80,21 @@ async function runTraced(telemetry: { recordInputs: boolean; recordOutputs: bool
   })
   await agent.generate({ prompt: 'Refund A17 please.' })
   await provider.forceFlush()
-  const bytes = ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!
-  return extractAgentRuns(decodeOtlpTraces(bytes, 'otlp_proto'))
+  return ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!
+}
+
+/** A run's shape without its ids and times: what a recording of the same program always gives. */
+function shapeOf(run: AgentRun) {
+  const calls = run.output
+    .flatMap((m) => m.content.parts)
+    .flatMap((p) => (p.type === 'tool-invocation' ? [p.toolInvocation] : []))
+  return {
+    agentName: run.agentName,
+    status: run.status,
+    recorded: run.recorded,
+    calls: calls.map((c) => `${c.toolName}:${c.state}`).sort(),
+    finalText: run.output[0]?.content.content,
+  }
 }
 
 const exporter = new InMemorySpanExporter()
@@ -94,7 +116,21 @@ afterAll(() => {
   context.disable()
 })
 
+const CONTENT_OFF_FIXTURE = new URL(
+  '../../test/fixtures/content-off/ai-sdk-7-genai-refund.pb',
+  import.meta.url,
+)
+
 describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
+  it('the committed content-off trace (used by the CLI tests) is what a fresh recording gives', async () => {
+    const fresh = await recordTrace({ recordInputs: false, recordOutputs: false })
+    if (process.env.WRITE_CONTENT_OFF_FIXTURE === '1') writeFileSync(CONTENT_OFF_FIXTURE, fresh)
+    const committed = extractAgentRuns(decodeOtlpTraces(readFileSync(CONTENT_OFF_FIXTURE), 'otlp_proto'))
+    const recorded = extractAgentRuns(decodeOtlpTraces(fresh, 'otlp_proto'))
+    expect(committed.map(shapeOf)).toEqual(recorded.map(shapeOf))
+    expect(committed).toHaveLength(1)
+  })
+
   it('with content capture on, gives the whole run', async () => {
     const [run] = await runTraced({ recordInputs: true, recordOutputs: true })
     expect(run!.agentName).toBe('support')
@@ -110,6 +146,13 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
     ])
     expect(run!.output[0]!.content.content).toBe('Refunded.')
     expect(run!.status).toBe('ok')
+    expect(run!.recorded).toEqual({
+      input: true,
+      system: true,
+      finalText: true,
+      toolArguments: true,
+      toolResults: true,
+    })
   })
 
   it('with content capture off, keeps the structure (tools, order, errors) and notes what is missing', async () => {
@@ -139,5 +182,13 @@ describe('a real AI SDK 7 trace (@ai-sdk/otel)', () => {
         'final text not recorded (content capture off?)',
       ]),
     )
+    // The typed field scorers read: nothing of the text was recorded, only the structure.
+    expect(run.recorded).toEqual({
+      input: false,
+      system: false,
+      finalText: false,
+      toolArguments: false,
+      toolResults: false,
+    })
   })
 })

@@ -1,5 +1,6 @@
 import { type ChatMessage, messageText } from './chat-message.ts'
 import type { Notes } from './notes.ts'
+import { isRuntimeRepr } from './runtime-repr.ts'
 
 /** A run's conversation split the way Mastra's `MessageList` keeps it. */
 interface Conversation {
@@ -29,14 +30,15 @@ export function splitConversation(
   },
   notes: Notes,
 ): Conversation {
-  const fromAgent = agentInput?.filter((message) => message.role !== 'system')
+  const fromAgent = withoutRepr(agentInput, notes)?.filter((message) => message.role !== 'system')
   const fromPrompt = firstPrompt?.filter((message) => message.role !== 'system')
   const messages =
     fromAgent && fromAgent.length > 0 && (!fromPrompt || fromAgent.length >= fromPrompt.length)
       ? fromAgent
       : (fromPrompt ?? fromAgent ?? [])
-  if (!agentInput && !firstPrompt) notes.add('input messages not recorded (content capture off?)')
-  if (!instructions && !firstPrompt) notes.add('system instructions not recorded (no model call prompt)')
+  if (!fromAgent && !firstPrompt) notes.missing('input', 'input messages not recorded (content capture off?)')
+  if (!instructions && !firstPrompt)
+    notes.missing('system', 'system instructions not recorded (no model call prompt)')
 
   const system =
     instructions && instructions.length > 0 ? instructions : systemTexts([agentInput, firstPrompt])
@@ -50,6 +52,18 @@ export function splitConversation(
   let first = last
   while (first > 0 && messages[first - 1]!.role === 'user') first--
   return { system, input: messages.slice(first, last + 1), remembered: messages.slice(0, first) }
+}
+
+/**
+ * The agent's recorded input, or undefined when what it recorded is a runtime's object repr (an
+ * instrumentation that `str()`s the framework's input object): that is no message anyone wrote.
+ */
+function withoutRepr(agentInput: ChatMessage[] | undefined, notes: Notes): ChatMessage[] | undefined {
+  if (!agentInput) return undefined
+  const texts = agentInput.filter((message) => message.role !== 'system').map(messageText)
+  if (texts.length === 0 || !texts.every(isRuntimeRepr)) return agentInput
+  notes.add("the agent span's input is an object repr, not a message: read from the model prompt")
+  return undefined
 }
 
 /** The distinct non-empty texts of the system messages, first occurrence first (one pass, a Set). */

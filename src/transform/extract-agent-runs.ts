@@ -101,6 +101,7 @@ function bareRun(agent: Span, error: unknown): AgentRun {
     endTimeUnixNano: agent.endTimeUnixNano,
     input: { inputMessages: [], rememberedMessages: [], systemMessages: [], taggedSystemMessages: {} },
     output: [],
+    recorded: { input: false, system: false, finalText: false, toolArguments: false, toolResults: false },
     notes: [`the run could not be rebuilt: ${message}`],
   }
 }
@@ -237,6 +238,7 @@ function buildRun(
     ],
   }
   if (requestContext) run.requestContext = requestContext
+  run.recorded = notes.recorded()
   const list = notes.list()
   if (list.length > 0) run.notes = list
   return run

@@ -1,14 +1,33 @@
-/** Collects what could not be rebuilt for one agent run, without duplicates, in the order found. */
+import { type RecordedParts, RUN_PARTS, type RunPart } from '../model/index.ts'
+
+/**
+ * Collects what could not be rebuilt for one agent run, without duplicates, in the order found,
+ * and which of its parts the trace did not record (`missing`), for the run's `recorded` field.
+ */
 export class Notes {
   private readonly seen = new Set<string>()
+  private readonly absent = new Set<RunPart>()
 
   /** Records one note (ignored when already recorded). */
   add(note: string): void {
     this.seen.add(note)
   }
 
+  /** Records that the trace did not record `part` of the run, with the note that says so. */
+  missing(part: RunPart, note: string): void {
+    this.absent.add(part)
+    this.seen.add(note)
+  }
+
   /** The notes recorded so far. */
   list(): string[] {
     return [...this.seen]
+  }
+
+  /** Which parts were recorded: every part no `missing` call named. */
+  recorded(): RecordedParts {
+    const parts = {} as RecordedParts
+    for (const part of RUN_PARTS) parts[part] = !this.absent.has(part)
+    return parts
   }
 }

@@ -3,6 +3,7 @@ import { type ChatMessage, messageText } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
 import type { ModelOutputs } from './model-outputs.ts'
 import type { Notes } from './notes.ts'
+import { isRuntimeRepr } from './runtime-repr.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
 import type { ToolCallRecord } from './tool-calls.ts'
@@ -74,15 +75,19 @@ export function pickFinalText(
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
-  if (output) {
-    const text = lastText(output) ?? ''
+  const recorded = output ? (lastText(output) ?? '') : undefined
+  if (recorded !== undefined && isRuntimeRepr(recorded)) {
+    notes.add("the agent span's output is an object repr, not text: the final text is the model's")
+  } else if (recorded !== undefined) {
     const written = stepTexts.filter((step) => step.length > 0)
-    return written.length > 1 && text === written.join('') ? written[written.length - 1]! : text
+    return written.length > 1 && recorded === written.join('') ? written[written.length - 1]! : recorded
   }
   if (failed) return ''
   const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
   const fromModel = last ? outputs.peek(last, notes) : undefined
-  if (fromModel) return lastText(fromModel) ?? ''
-  notes.add('final text not recorded (content capture off?)')
+  const text = fromModel ? lastText(fromModel) : undefined
+  if (text !== undefined && !isRuntimeRepr(text)) return text
+  if (fromModel && text === undefined) return ''
+  notes.missing('finalText', 'final text not recorded (content capture off?)')
   return ''
 }

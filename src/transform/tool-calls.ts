@@ -273,7 +273,8 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
   const toolCallId = draft.toolCallId ?? `call-${index}`
   const toolName = draft.toolName ?? 'unknown'
   if (!draft.toolName) notes.add(`tool call ${toolCallId}: tool name not recorded`)
-  if (draft.args === undefined) notes.add(`tool call ${toolCallId} (${toolName}): arguments not recorded`)
+  if (draft.args === undefined)
+    notes.missing('toolArguments', `tool call ${toolCallId} (${toolName}): arguments not recorded`)
   const base = {
     toolCallId,
     toolName,
@@ -284,6 +285,6 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
   }
   if (draft.errorText !== undefined) return { ...base, state: 'output-error', errorText: draft.errorText }
   if (draft.hasResult) return { ...base, state: 'result', result: draft.result }
-  notes.add(`tool call ${toolCallId} (${toolName}): result not recorded`)
+  notes.missing('toolResults', `tool call ${toolCallId} (${toolName}): result not recorded`)
   return { ...base, state: 'call' }
 }

@@ -52,14 +52,14 @@ export interface TracescoreProcess {
 
 /**
  * Starts the built `tracescore` command with the Node that runs the tests (Node 24 from
- * node_modules), in the repository root.
+ * node_modules), in the repository root (or `cwd`, a folder with the package's `bin/`).
  */
 export function spawnTracescore(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): TracescoreProcess {
   const child = spawn(process.execPath, ['bin/tracescore.js', ...args], {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -213,7 +213,14 @@ export function hugeTrace(
               name: 'invoke_agent huge',
               startNs: t,
               endNs: t + 10_000_000n,
-              attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'huge' },
+              // Its answer is recorded, so the example scorers have a run to score, not a gap.
+              attributes: {
+                'gen_ai.operation.name': 'invoke_agent',
+                'gen_ai.agent.name': 'huge',
+                'gen_ai.output.messages': JSON.stringify([
+                  { role: 'assistant', parts: [{ type: 'text', content: 'Done.' }] },
+                ]),
+              },
             }
           : {
               traceId,

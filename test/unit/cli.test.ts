@@ -68,10 +68,13 @@ describe('tracescore score', () => {
     const path = `${repoRoot}test/.tmp/125k-spans.pb`
     writeFileSync(path, hugeTrace(125_000, 125_000).values[0]!)
     const result = await runCli(['score', path], { timeoutMs: 120_000 })
-    expect(result.stderr).toBe('')
+    // The run made no tool call: tool-success says so, and nothing else is reported.
+    expect(result.stderr).toBe(
+      'tracescore: not scorable (1 run(s)): toolSuccess: the run made no tool call\n',
+    )
     expect(result.code).toBe(0)
     const lines = jsonLines(result.stdout)
-    expect(lines).toEqual([expect.objectContaining({ agentName: 'huge', scorer: 'answered' })])
+    expect(lines).toEqual([expect.objectContaining({ agentName: 'huge', scorer: 'answered', score: 1 })])
   }, 120_000)
 
   it('stops reading a file at the size cap (/dev/zero), naming the cap and how to change it', async () => {
@@ -133,6 +136,81 @@ describe('tracescore score', () => {
     const usage = await runCli(['score', 'x.pb', '--max-file-mib', 'lots'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('--max-file-mib expects a number of MiB > 0')
+  })
+
+  it('gives not-scorable decisions, never a 0, on a trace recorded with content capture off', async () => {
+    const result = await runCli(['score', `${repoRoot}test/fixtures/content-off/ai-sdk-7-genai-refund.pb`])
+    expect(result.code).toBe(0)
+    // No score line at all: the example scorers need the final text and the tool results.
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toContain(
+      "tracescore: not scorable (1 run(s)): answered: the trace did not record the run's final text (content capture off?)",
+    )
+    expect(result.stderr).toContain("toolSuccess: the trace did not record the run's tool results")
+  })
+})
+
+describe('tracescore inspect', () => {
+  it('shows per trace the conventions, the runs with what each holds, and what was not recorded', async () => {
+    const multi = listFixtures(['openinference-openai']).find((f) => f.scenario === 'multi-tool')!
+    const contentOff = `${repoRoot}test/fixtures/content-off/ai-sdk-7-genai-refund.pb`
+    const result = await runCli(['inspect', multi.protoPath, contentOff])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('')
+    const traces = result.stdout.split(/^(?=trace )/m)
+    expect(traces).toHaveLength(2)
+    expect(traces[0]).toMatch(/^trace [0-9a-f]{32}: \d+ span\(s\), \d+ GenAI; conventions: openinference\n/)
+    expect(traces[0]).toContain('not recorded: nothing (every part recorded)')
+    expect(traces[0]).toMatch(/tool calls 2 \(2 result\(s\), 0 error\(s\)\)/)
+    expect(traces[1]).toContain('conventions: genai')
+    expect(traces[1]).toContain('run 1: support [')
+    expect(traces[1]).toContain('not recorded: input, system, final text, tool args, tool results')
+    expect(traces[1]).toContain('tool calls 2 (0 result(s), 1 error(s)): ')
+  })
+
+  it('prints one JSON object per trace with --json, and names the GenAI spans no run used', async () => {
+    const trace = {
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [
+            {
+              scope: { name: 'acme-llm' },
+              spans: [
+                {
+                  traceId: '5b8efff798038103d269b633813fc60c',
+                  spanId: 'eee19b7ec3c1b174',
+                  name: 'chat gpt-5',
+                  kind: 3,
+                  startTimeUnixNano: '1',
+                  endTimeUnixNano: '2',
+                  attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }
+    const file = writeTempFile('inspect-bare-model-call.json', JSON.stringify(trace))
+    const result = await runCli(['inspect', '--json', file])
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      traceId: '5b8efff798038103d269b633813fc60c',
+      conventions: ['genai'],
+      runs: [],
+      noRun: 'no-agent-span',
+      unusedGenAiSpans: [
+        { spanId: 'eee19b7ec3c1b174', name: 'chat gpt-5', role: 'model', convention: 'genai' },
+      ],
+    })
+  })
+
+  it('needs a file, and reports an unreadable one with exit code 1', async () => {
+    expect((await runCli(['inspect'])).code).toBe(2)
+    const missing = await runCli(['inspect', 'no/such/file.pb'])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe('tracescore: no/such/file.pb: no such file\n')
   })
 })
 

@@ -78,6 +78,8 @@ const publicTypes = [
   'NotScorable',
   'OtlpEncoding',
   'OtlpSinkConfig',
+  'RecordedParts',
+  'RunPart',
   'PhoenixAnnotationSinkConfig',
   'Pipeline',
   'PipelineDeps',
