@@ -8,7 +8,7 @@
  * the pipeline gets it (OTLP protobuf records of 50 spans, scanned and decoded by `readSpans`), as
  * plain objects made from the SDK spans, and with long messages (model-call spans of ≥ 1 KiB keep
  * their attributes encoded until read); and the generated fixtures of every producer
- * (`test/fixtures/data`, protobuf), all together and for OpenInference and OpenLLMetry alone.
+ * (`test/fixtures/data`, protobuf), all together and for OpenInference, OpenLLMetry and Logfire alone.
  *
  * Each case runs `TRANSFORM_BENCH_WARMUP` (default 3) passes not counted, then
  * `TRANSFORM_BENCH_PASSES` (default 15) timed ones; the row gives the median, min and max of the
@@ -210,6 +210,8 @@ export async function run(options: { warmup?: number; passes?: number } = {}): P
       40,
     ),
     fixtureCase('fixtures: OpenLLMetry (traceloop, traceloop-legacy)', ['traceloop', 'traceloop-legacy'], 40),
+    fixtureCase('fixtures: OpenLLMetry LangGraph (traceloop-langgraph)', ['traceloop-langgraph'], 40),
+    fixtureCase('fixtures: Logfire (logfire-openai-agents)', ['logfire-openai-agents'], 40),
   ]
   const only = process.env.TRANSFORM_BENCH_CASES
   return cases

@@ -87,22 +87,8 @@ export async function main(argv: string[]): Promise<number> {
         const { runService } = await import('./commands/run.ts')
         return await runService(config)
       }
-      case 'score': {
-        const { values, positionals } = parseArgs({
-          args: rest,
-          allowPositionals: true,
-          options: { config: { type: 'string', short: 'c' }, 'max-file-mib': { type: 'string' } },
-        })
-        if (positionals.length === 0) throw new UsageError('score needs at least one OTLP file')
-        const maxMib = values['max-file-mib'] === undefined ? undefined : Number(values['max-file-mib'])
-        if (maxMib !== undefined && !(maxMib > 0 && Number.isFinite(maxMib))) {
-          throw new UsageError('--max-file-mib expects a number of MiB > 0')
-        }
-        const config = await configFor(values.config)
-        const { scoreFiles } = await import('./commands/score.ts')
-        const maxFileBytes = maxMib === undefined ? undefined : Math.floor(maxMib * 2 ** 20)
-        return await scoreFiles(positionals, config, maxFileBytes === undefined ? {} : { maxFileBytes })
-      }
+      case 'score':
+        return await scoreCommand(rest, configFor)
       case 'inspect': {
         const { values, positionals } = parseArgs({
           args: rest,
@@ -143,6 +129,27 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`tracescore: ${describeUnexpected(error, debug)}`)
     return 1
   }
+}
+
+/** `tracescore score FILE... [--config FILE] [--max-file-mib N]`. */
+async function scoreCommand(
+  args: string[],
+  configFor: (file: string | undefined) => Promise<TracescoreConfig>,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { config: { type: 'string', short: 'c' }, 'max-file-mib': { type: 'string' } },
+  })
+  if (positionals.length === 0) throw new UsageError('score needs at least one OTLP file')
+  const maxMib = values['max-file-mib'] === undefined ? undefined : Number(values['max-file-mib'])
+  if (maxMib !== undefined && !(maxMib > 0 && Number.isFinite(maxMib))) {
+    throw new UsageError('--max-file-mib expects a number of MiB > 0')
+  }
+  const config = await configFor(values.config)
+  const { scoreFiles } = await import('./commands/score.ts')
+  const maxFileBytes = maxMib === undefined ? undefined : Math.floor(maxMib * 2 ** 20)
+  return await scoreFiles(positionals, config, maxFileBytes === undefined ? {} : { maxFileBytes })
 }
 
 /**

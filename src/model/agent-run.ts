@@ -1,7 +1,7 @@
 import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from './message.ts'
 
 /** The instrumentation convention an agent run was recognised from. */
-export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop'
+export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop' | 'logfire'
 
 /**
  * A part of an agent run that a trace may or may not record: content capture off (the default of

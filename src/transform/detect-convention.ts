@@ -5,9 +5,11 @@ import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
+import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
@@ -21,7 +23,9 @@ const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
   googleAdkReader,
+  openLlmetryLangChainReader,
   traceloopReader,
+  logfireReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,

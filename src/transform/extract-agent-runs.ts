@@ -3,7 +3,7 @@ import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
-import type { ConventionReader } from './conventions/convention-reader.ts'
+import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -147,6 +147,18 @@ function noteGaps(
   }
 }
 
+/** The agent span's identity, what it lacks taken from the spans around it where the convention says so. */
+function recordedIdentity(reader: ConventionReader, agent: Span, tree: SpanTree): AgentIdentity {
+  const own = reader.identity(agent)
+  const around = reader.enclosingIdentity?.(agent, tree)
+  if (!around) return own
+  return {
+    agentId: own.agentId ?? around.agentId,
+    agentName: own.agentName ?? around.agentName,
+    conversationId: own.conversationId ?? around.conversationId,
+  }
+}
+
 function buildRun(
   tree: SpanTree,
   agent: Span,
@@ -158,7 +170,7 @@ function buildRun(
   const metadata = reader.metadata(agent, notes)
   // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
   const recorded = tree.byId.has(agent.spanId)
-    ? reader.identity(agent)
+    ? recordedIdentity(reader, agent, tree)
     : {
         conversationId: extraRoots
           .map((root) => readerFor(root)?.identity(root).conversationId)

@@ -16,6 +16,9 @@ const CLASSIFYING_KEYS = new Set([
   'llm.request.type',
   // CrewAI's delegation tool heads the coworker's run: its name says what the span is.
   'tool.name',
+  // Logfire's spans are what their message template says.
+  'logfire.msg_template',
+  'logfire.span_type',
 ])
 
 const agentAttributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bot' }

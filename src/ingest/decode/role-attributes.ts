@@ -22,6 +22,9 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   // OpenLLMetry / Traceloop (`llm.request.type`: LLM spans of its older instrumentations)
   'traceloop.span.kind',
   'llm.request.type',
+  // Logfire: spans named by their message template; pending-span copies are no spans of their own
+  'logfire.msg_template',
+  'logfire.span_type',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)

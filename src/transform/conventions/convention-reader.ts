@@ -55,6 +55,11 @@ export interface ConventionReader {
    */
   toolError?(span: Span): string | undefined
   /**
+   * Identity recorded on the spans around an agent span rather than on it (the OpenAI Agents
+   * SDK's `group_id` on its trace span): fills what `identity` leaves undefined.
+   */
+  enclosingIdentity?(span: Span, tree: SpanTree): AgentIdentity
+  /**
    * Whether an agent-span candidate (`role` said `agent`) is the span of a run of its own, seen
    * with its trace: for conventions where the span alone cannot tell (a graph's outermost chain).
    * Absent: every candidate is a run.

@@ -85,3 +85,62 @@ describe('OpenLLMetry / Traceloop', () => {
     expect(findAgentSpans(spans).map((s) => s.spanId)).toEqual([sid('wf')])
   })
 })
+
+describe('OpenLLMetry LangChain callback wrappers on tool spans', () => {
+  /** The tool span OpenLLMetry's LangChain instrumentation writes: callback wrappers in and out. */
+  const callbackTool = (inputs?: Record<string, unknown>) =>
+    span({
+      id: 't1',
+      parent: 'ag',
+      start: 4,
+      end: 5,
+      attributes: entity(
+        'tool',
+        'lookup',
+        {
+          input_str: "{'orderId': 'A17'}",
+          tags: ['seq:step:1'],
+          metadata: { thread_id: 'conv-1', langgraph_node: 'tools' },
+          ...(inputs ? { inputs } : {}),
+          kwargs: { color: 'green', name: null, tool_call_id: 'call_1' },
+        },
+        {
+          output: {
+            lc: 1,
+            type: 'constructor',
+            id: ['langchain', 'schema', 'messages', 'ToolMessage'],
+            kwargs: {
+              content: '{"status": "shipped"}',
+              type: 'tool',
+              name: 'lookup',
+              tool_call_id: 'call_1',
+            },
+          },
+          kwargs: { tags: ['seq:step:1'], name: 'lookup' },
+        },
+      ),
+    })
+
+  it.each([
+    ['with', { orderId: 'A17', extra: 'not what the model sent' }],
+    ['without', undefined],
+  ])('the arguments are the model’s tool call, not the wrapper (%s its inputs)', (_with, inputs) => {
+    const spans = agentTrace().map((s) => (s.spanId === sid('t1') ? callbackTool(inputs) : s))
+    const [run] = extractAgentRuns(spans)
+    expect(toolInvocations(run!)).toEqual([
+      toolResult('call_1', 'lookup', { orderId: 'A17' }, { status: 'shipped' }),
+    ])
+  })
+
+  it('the returned ToolMessage gives the call id and the value', () => {
+    const spans = agentTrace().map((s) => (s.spanId === sid('t1') ? callbackTool() : s))
+    // The model's call has another id: the span joins it by the id the ToolMessage names, or not at all.
+    const renamed = spans.map((s) =>
+      s.spanId === sid('m1')
+        ? { ...s, attributes: { ...s.attributes, 'gen_ai.completion.0.tool_calls.0.id': 'call_other' } }
+        : s,
+    )
+    const [run] = extractAgentRuns(renamed)
+    expect(toolInvocations(run!).map((call) => call.toolCallId)).toEqual(['call_other', 'call_1'])
+  })
+})

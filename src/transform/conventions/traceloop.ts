@@ -1,8 +1,8 @@
-import type { Attributes, Span } from '../../model/index.ts'
+import type { Attributes, AttributeValue, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
-import { hasAttribute, indexed, isRecord, readJson, readString } from '../read-attribute.ts'
+import { hasAttribute, indexed, isRecord, parseJsonValue, readJson, readString } from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
@@ -28,6 +28,23 @@ function fromEnvelope(value: unknown): unknown {
   if (!isRecord(value) || !Array.isArray(value.args) || !isRecord(value.kwargs)) return value
   if (Object.keys(value.kwargs).length > 0) return value.kwargs
   return value.args.length === 1 ? value.args[0] : value.args
+}
+
+/**
+ * Whether a tool span's `traceloop.entity.input` is the LangChain callback wrapper OpenLLMetry's
+ * LangChain instrumentation writes (`{"input_str": "<Python repr>", "tags", "metadata", "inputs",
+ * "kwargs"}`) rather than the arguments.
+ */
+function isCallbackWrapper(value: unknown): value is Record<string, unknown> {
+  return isRecord(value) && typeof value.input_str === 'string' && ('tags' in value || 'metadata' in value)
+}
+
+/** The LangChain callback output wrapper `{"output": <serialized ToolMessage>, "kwargs"}`: the message's fields. */
+function callbackToolMessage(value: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(value) || !isRecord(value.output) || !('kwargs' in value)) return undefined
+  const message = value.output
+  const className = Array.isArray(message.id) ? message.id[message.id.length - 1] : undefined
+  return className === 'ToolMessage' && isRecord(message.kwargs) ? message.kwargs : undefined
 }
 
 /** Indexed messages (`gen_ai.prompt.N.*`, `gen_ai.completion.N.*`) as OpenAI-shaped chat messages. */
@@ -91,10 +108,19 @@ export const traceloopReader: ConventionReader = {
     indexedMessages(span.attributes, 'gen_ai.completion') ?? genAiReader.modelOutput(span, notes),
   toolCall(span, notes) {
     const attributes = span.attributes
+    const input = entity(span, 'input', notes)
+    const output = entity(span, 'output', notes)
+    const wrapper = isCallbackWrapper(input) ? input : undefined
+    const message = callbackToolMessage(output)
+    const callId =
+      message?.tool_call_id ?? (isRecord(wrapper?.kwargs) ? wrapper.kwargs.tool_call_id : undefined)
     return {
+      ...(typeof callId === 'string' ? { toolCallId: callId } : {}),
       toolName: readString(attributes, 'gen_ai.tool.name') ?? readString(attributes, 'traceloop.entity.name'),
-      args: fromEnvelope(entity(span, 'input', notes)),
-      result: entity(span, 'output', notes),
+      // A callback wrapper is not the arguments: the model's tool call is the next source.
+      args: wrapper ? undefined : fromEnvelope(input),
+      // A returned ToolMessage holds the tool's value as text (JSON for a dict).
+      result: message ? parseJsonValue(message.content as AttributeValue) : output,
       hasResult: hasAttribute(attributes, 'traceloop.entity.output'),
     }
   },
