@@ -19,8 +19,9 @@ Usage:
   tracescore inspect FILE... [--json]       what tracescore understands of the traces in OTLP files:
                                              conventions, runs and what each holds, parts not
                                              recorded, GenAI spans no run used
-  tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--config FILE]
-                                             re-score a range of the topic into the sinks
+  tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--rescore] [--config FILE]
+                                             re-score a range of the topic into the sinks (with
+                                             the score ledger on: only runs it lacks, unless --rescore)
   tracescore demo [--runs N] [--keep-broker] local broker + recorded agent traffic + scores shown;
                                              stops the broker it started unless --keep-broker
   tracescore --version | --help
@@ -35,7 +36,8 @@ Configuration: --config FILE, else ./config/tracescore.config.ts when present, e
 defaults. Environment overrides: KAFKA_BROKERS, TRACESCORE_KAFKA_TOPIC, TRACESCORE_KAFKA_GROUP_ID,
 TRACESCORE_KAFKA_ENCODING, TRACESCORE_KAFKA_FROM_BEGINNING, TRACESCORE_KAFKA_REPARTITION,
 TRACESCORE_KAFKA_SSL, TRACESCORE_KAFKA_SASL_MECHANISM, TRACESCORE_KAFKA_SASL_USERNAME,
-TRACESCORE_KAFKA_SASL_PASSWORD, TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
+TRACESCORE_KAFKA_SASL_PASSWORD, TRACESCORE_LEDGER_ENABLED, TRACESCORE_LEDGER_TOPIC,
+TRACESCORE_METRICS_PORT, TRACESCORE_METRICS_HOST, TRACESCORE_LOG_LEVEL;
 sink and judge settings the configuration leaves unset: OTEL_EXPORTER_OTLP_*, PHOENIX_HOST,
 PHOENIX_API_KEY, LANGFUSE_*, <PROVIDER>_API_KEY and <PROVIDER>_BASE_URL.`
 
@@ -97,30 +99,8 @@ export async function main(argv: string[]): Promise<number> {
         const { inspectFiles } = await import('./commands/inspect.ts')
         return await inspectFiles(positionals, { json: values.json ?? false })
       }
-      case 'replay': {
-        const { values } = parseArgs({
-          args: rest,
-          options: {
-            config: { type: 'string', short: 'c' },
-            from: { type: 'string' },
-            to: { type: 'string' },
-          },
-        })
-        if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
-        const { parseReplayBound, replayRange } = await import('./commands/replay.ts')
-        const bounds = (() => {
-          try {
-            return {
-              from: parseReplayBound(values.from),
-              to: values.to ? parseReplayBound(values.to) : undefined,
-            }
-          } catch (error) {
-            throw new UsageError((error as Error).message)
-          }
-        })()
-        const config = await configFor(values.config)
-        return await replayRange(config, bounds.from, bounds.to)
-      }
+      case 'replay':
+        return await replayCommand(rest, configFor)
       case 'demo': {
         const { values } = parseArgs({
           args: rest,
@@ -176,6 +156,36 @@ async function scoreCommand(
  * An unexpected error for the terminal: its name and message, and the stack trace only in debug
  * mode (a trace helps a developer, and tells a user nothing but the install path).
  */
+/** `tracescore replay`: its options read and checked, then the range replayed. */
+async function replayCommand(
+  args: string[],
+  configFor: (file: string | undefined) => Promise<TracescoreConfig>,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string', short: 'c' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      rescore: { type: 'boolean' },
+    },
+  })
+  if (!values.from) throw new UsageError('replay needs --from OFFSET|TIME')
+  const { parseReplayBound, replayRange } = await import('./commands/replay.ts')
+  const bounds = (() => {
+    try {
+      return {
+        from: parseReplayBound(values.from),
+        to: values.to ? parseReplayBound(values.to) : undefined,
+      }
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+  })()
+  const config = await configFor(values.config)
+  return await replayRange(config, bounds.from, bounds.to, { rescore: values.rescore === true })
+}
+
 function describeUnexpected(error: unknown, debug: boolean): string {
   try {
     if (!(error instanceof Error)) return String(error)

@@ -4,11 +4,12 @@ import { createKafkaClient } from './ingest/kafka-client.ts'
 import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
 import type { IngestedTrace } from './ingest/kafka-source.ts'
 import type { SpanSourceStats } from './ingest/span-source.ts'
+import { createLedgerStage, type LedgerRecording, type LedgerStage } from './ledger/ledger-stage.ts'
 import { createGapLog } from './ops/gap-log.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
 import { sourceMetricsRefresher } from './ops/source-metrics.ts'
-import { scoreTrace, type TraceScores } from './score-trace.ts'
+import { scoreTrace } from './score-trace.ts'
 import type { Judge } from './scoring/judge.ts'
 import { judgeFromConfig } from './scoring/judge-from-config.ts'
 import {
@@ -60,7 +61,12 @@ export interface PipelineDeps {
   range?: PipelineRange
   /** The judge to score with; `judgeFromConfig(config)` when absent (a model resolver goes here). */
   judge?: Judge
+  /** With the ledger on: score every run again instead of delivering what the ledger has (`replay --rescore`). */
+  rescore?: boolean
 }
+
+/** What the delivery queue holds per trace: its scores, and what the ledger must record first. */
+type ScoredTrace = DeliverableScores & { ledger?: LedgerRecording }
 
 /** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */
 export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}): Pipeline {
@@ -76,14 +82,26 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
   const admin = kafka.admin()
   const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks)
   const { decisionsTopic } = config.kafka
+  const ledger = createLedgerStage({
+    config,
+    kafka,
+    producer,
+    admin,
+    logger,
+    metrics,
+    replay: deps.range !== undefined,
+    rescore: deps.rescore,
+    now: deps.now,
+  })
   const score = scorerOf(
     config,
     deps.judge ?? judgeFromConfig(config, { now: deps.now }),
     metrics,
     logger,
+    ledger,
     deps.now,
   )
-  const ingest = createKafkaIngest<DeliverableScores>({
+  const ingest = createKafkaIngest<ScoredTrace>({
     config,
     kafka,
     producer,
@@ -93,11 +111,12 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     now: deps.now,
     isAgentRunSpan,
     isGenAiSpan,
-    process: async (trace) => deliverableOf(await score(trace)),
-    targets: [
+    process: score,
+    onAssigned: ledger.onAssigned,
+    targets: ledger.targets<ScoredTrace>([
       ...sinks.map((sink) => sinkTarget(sink, metrics)),
       ...(decisionsTopic ? [decisionsTarget(producer, decisionsTopic)] : []),
-    ],
+    ]),
   })
   const { source, groupId, topic } = ingest
   const sourceMetrics = sourceMetricsRefresher(metrics, source.stats, { admin, groupId, topic, logger })
@@ -117,11 +136,14 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
       const scorers = Object.keys(config.scorers)
       const { brokers } = config.kafka
       logger.info({ brokers, topic: config.kafka.topic, groupId, scorers }, 'tracescore starting')
+      // Before consuming: no run is scored before its partition's ledger entries are loaded.
+      await ledger.start(topic, starting.signal)
       await ingest.start(starting.signal)
     },
     async stop() {
       starting.abort()
       await ingest.stop()
+      await ledger.stop()
       await Promise.allSettled(sinks.map((sink) => sink.close()))
       await producer.disconnect().catch(() => {})
       await admin.disconnect().catch(() => {})
@@ -140,10 +162,13 @@ function scorerOf(
   judge: Judge,
   metrics: Metrics,
   logger: Logger,
+  ledger: LedgerStage,
   now?: () => number,
 ) {
   const logGaps = createGapLog(logger)
-  return async (trace: IngestedTrace): Promise<TraceScores> => {
+  return async (trace: IngestedTrace): Promise<ScoredTrace> => {
+    // With the ledger: after the trace's partitions are loaded, runs it has are not scored again.
+    const fromLedger = await ledger.scoring()?.prepare(trace)
     const scores = await scoreTrace(trace.spans, {
       scorers: config.scorers,
       judge,
@@ -151,10 +176,11 @@ function scorerOf(
       now,
       scoredRunSpanIds: trace.scoredAgentSpanIds,
       incomplete: trace.incomplete,
+      recorded: fromLedger?.recorded,
     })
     logGaps(scores, trace.traceId)
     for (const d of scores.decisions)
       logger.debug({ traceId: d.traceId, spanId: d.spanId, scorer: d.scorer }, d.outcome)
-    return scores
+    return { ...deliverableOf(scores), ...(fromLedger ? { ledger: fromLedger.recording(scores) } : {}) }
   }
 }

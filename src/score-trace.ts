@@ -39,6 +39,11 @@ export interface ScoreTraceOptions {
   scoredRunSpanIds?: readonly string[]
   /** The trace was finalized by age or by the buffer cap: its runs are flagged incomplete. */
   incomplete?: boolean
+  /**
+   * A decision already made for this (run, scorer), from the score ledger: it is returned as it
+   * is, and the scorer is not run (no judge call, nothing counted again). Undefined: score it.
+   */
+  recorded?: (run: AgentRun, name: string, entry: ScorerEntry) => Decision | undefined
 }
 
 /**
@@ -73,7 +78,8 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
       for (const part of unrecordedParts(run))
         metrics?.unrecordedParts.inc({ part, convention: run.convention })
       const { judge, now, clock } = options
-      const decisions = await scoreRun(run, options.scorers, { judge, now, clock })
+      const { fresh, recorded } = splitRecorded(run, options)
+      const decisions = await scoreRun(run, fresh, { judge, now, clock })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
         if (d.outcome === 'not-scorable')
@@ -90,12 +96,28 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
           if (r.judge.totalTokens) metrics?.judgeTokens.inc(labels, r.judge.totalTokens)
         }
       }
-      return decisions
+      if (recorded.size === 0) return decisions
+      // In the scorers' order, whether recorded or scored now.
+      const byName = new Map(decisions.map((d) => [d.scorer, d]))
+      return Object.keys(options.scorers).flatMap((name) => recorded.get(name) ?? byName.get(name) ?? [])
     }),
   )
   const decisions = perRun.flat()
   const records = decisions.flatMap((d) => (d.record ? [d.record] : []))
   return { runs, decisions, records, ...(noRun ? { noRun } : {}) }
+}
+
+/** The scorer entries to run on `run`, and the decisions `options.recorded` already has. */
+function splitRecorded(run: AgentRun, options: ScoreTraceOptions) {
+  const recorded = new Map<string, Decision>()
+  if (options.recorded === undefined) return { fresh: options.scorers, recorded }
+  const fresh: Record<string, ScorerEntry> = {}
+  for (const [name, entry] of Object.entries(options.scorers)) {
+    const known = options.recorded(run, name, entry)
+    if (known) recorded.set(name, known)
+    else fresh[name] = entry
+  }
+  return { fresh, recorded }
 }
 
 function messageOf(error: unknown): string {

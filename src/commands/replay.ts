@@ -23,11 +23,14 @@ export function parseReplayBound(text: string): ReplayBound {
  * delivery as `tracescore run`, so memory stays bounded whatever its size; it reads with its own
  * throw-away consumer group (the service's committed offsets are untouched), shows progress on
  * stderr and ends when every partition reached its end offset. An error ends it with exit 1.
+ * With the score ledger on, runs the ledger has are delivered again as recorded, not scored;
+ * `rescore` scores every run again (and records the new decisions).
  */
 export async function replayRange(
   config: TracescoreConfig,
   from: ReplayBound,
   to?: ReplayBound,
+  options: { rescore?: boolean } = {},
 ): Promise<number> {
   const logger = createLogger(config.log.level)
   const kafka = createKafkaClient(config.kafka, logger)
@@ -42,7 +45,7 @@ export async function replayRange(
       process.stderr.write('replay: 0/0 records, nothing to replay\n')
       return 0
     }
-    pipeline = createPipeline(config, { logger, kafka, range })
+    pipeline = createPipeline(config, { logger, kafka, range, rescore: options.rescore })
     const p = pipeline
     const show = () => {
       const s = p.stats()

@@ -41,6 +41,7 @@ describe('configuration defaults', () => {
     expect(resolved.assembly).toEqual(configDefaults.assembly)
     expect(resolved.judges.timeoutMs).toBe(configDefaults.judges.timeoutMs)
     expect(resolved.judges.defaultLimits.concurrency).toBe(configDefaults.judges.concurrency)
+    expect(resolved.ledger).toEqual(configDefaults.ledger)
     expect(resolved.metrics).toEqual(configDefaults.metrics)
     expect(resolved.log).toEqual(configDefaults.log)
   })
@@ -110,6 +111,11 @@ describe('configuration defaults', () => {
       'assembly.rescoreLateSpans': resolved.assembly.rescoreLateSpans,
       'assembly.maxInFlightTraces': resolved.assembly.maxInFlightTraces,
       'judges.timeoutMs': resolved.judges.timeoutMs,
+      'ledger.enabled': resolved.ledger.enabled,
+      'ledger.retentionMs': resolved.ledger.retentionMs,
+      'ledger.maxEntries': resolved.ledger.maxEntries,
+      'ledger.onUnavailable': resolved.ledger.onUnavailable,
+      'ledger.startTimeoutMs': resolved.ledger.startTimeoutMs,
       'log.level': resolved.log.level,
     }
     for (const [key, value] of Object.entries(stated)) expect(row(key), key).toBe(String(value))

@@ -24,6 +24,15 @@ export const configDefaults = {
     rescoreLateSpans: false,
     maxInFlightTraces: 256,
   },
+  ledger: {
+    enabled: false,
+    /** Empty: `<the topic the source reads>.score_ledger`. */
+    topic: '',
+    retentionMs: 24 * 60 * 60 * 1000,
+    maxEntries: 200_000,
+    onUnavailable: 'fail',
+    startTimeoutMs: 60_000,
+  },
   judges: { timeoutMs: 60_000, concurrency: 4 },
   sinks: {
     /** Per-request timeout of the HTTP sinks (OTLP, Phoenix, Langfuse). */

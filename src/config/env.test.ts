@@ -192,3 +192,20 @@ describe('resolveConfig reads the environment for the sinks and judges', () => {
     expect(readers.sort()).toEqual(['cli.ts', 'config/env.ts'])
   })
 })
+
+describe('score ledger overrides', () => {
+  it('TRACESCORE_LEDGER_ENABLED and TRACESCORE_LEDGER_TOPIC override the file; a bad value names the key', () => {
+    const on = resolveConfig({ ledger: { enabled: false } }, { TRACESCORE_LEDGER_ENABLED: '1' })
+    expect(on.ledger.enabled).toBe(true)
+    expect(
+      resolveConfig({ ledger: { enabled: true } }, { TRACESCORE_LEDGER_ENABLED: 'false' }).ledger.enabled,
+    ).toBe(false)
+    expect(resolveConfig({}, { TRACESCORE_LEDGER_TOPIC: 'scores_seen' }).ledger.topic).toBe('scores_seen')
+    expect(() => resolveConfig({}, { TRACESCORE_LEDGER_ENABLED: 'yes' })).toThrow(ConfigError)
+    expect(() => resolveConfig({}, { TRACESCORE_LEDGER_ENABLED: 'yes' })).toThrow(/ledger\.enabled/)
+    expect(() => resolveConfig({ ledger: { onUnavailable: 'ignore' as never } }, {})).toThrow(
+      /ledger\.onUnavailable/,
+    )
+    expect(() => resolveConfig({ ledger: { retentionMs: 0 } }, {})).toThrow(/ledger\.retentionMs/)
+  })
+})

@@ -26,6 +26,12 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
   TRACESCORE_KAFKA_SASL_MECHANISM: { path: ['kafka', 'sasl', 'mechanism'], parse: String },
   TRACESCORE_KAFKA_SASL_USERNAME: { path: ['kafka', 'sasl', 'username'], parse: String },
   TRACESCORE_KAFKA_SASL_PASSWORD: { path: ['kafka', 'sasl', 'password'], parse: String },
+  // Anything but true/1/false/0 is passed on as text, so the schema rejects it naming `ledger.enabled`.
+  TRACESCORE_LEDGER_ENABLED: {
+    path: ['ledger', 'enabled'],
+    parse: (raw) => ({ true: true, '1': true, false: false, '0': false })[raw] ?? raw,
+  },
+  TRACESCORE_LEDGER_TOPIC: { path: ['ledger', 'topic'], parse: String },
   TRACESCORE_METRICS_PORT: { path: ['metrics', 'port'], parse: Number },
   TRACESCORE_METRICS_HOST: { path: ['metrics', 'host'], parse: String },
   TRACESCORE_LOG_LEVEL: { path: ['log', 'level'], parse: String },

@@ -65,6 +65,12 @@ const scorerEntry = z
      */
     fenceTraceContent: z.boolean().optional(),
     /**
+     * The scorer's version in the score ledger's key (with the trace, agent span and scorer id):
+     * change it when the scorer changes, and its runs are scored again. Default: the scorer's own
+     * string `version` property, else `'1'`.
+     */
+    version: z.string().min(1).optional(),
+    /**
      * The parts of an agent run the scorer needs recorded (overrides what the scorer says); a run
      * whose trace lacks one is `not-scorable` without running the scorer.
      */
@@ -160,6 +166,23 @@ export const configSchema = z
         rescoreLateSpans: z.boolean().default(d.assembly.rescoreLateSpans),
         /** Traces scored and delivered at once (judge calls stay bounded by judges.*). */
         maxInFlightTraces: z.number().int().positive().default(d.assembly.maxInFlightTraces),
+      })
+      .strict()
+      .prefault({}),
+    /** The score ledger (src/ledger): a run already scored is not scored again, its score re-delivered. */
+    ledger: z
+      .object({
+        enabled: z.boolean().default(d.ledger.enabled),
+        /** Compacted topic of the ledger; default `<the topic the source reads>.score_ledger`. */
+        topic: z.string().default(d.ledger.topic),
+        /** Entries older than this are forgotten (in memory) and deleted by the broker (`retention.ms`). */
+        retentionMs: z.number().int().positive().default(d.ledger.retentionMs),
+        /** Most entries an instance holds in memory; past it the oldest of a partition are forgotten. */
+        maxEntries: z.number().int().positive().default(d.ledger.maxEntries),
+        /** When the ledger topic cannot be created or read at start-up: `fail` (exit 1) or `score-without`. */
+        onUnavailable: z.enum(['fail', 'score-without']).default(d.ledger.onUnavailable),
+        /** How long start-up tries to create or read the ledger topic before `onUnavailable` applies. */
+        startTimeoutMs: z.number().int().positive().default(d.ledger.startTimeoutMs),
       })
       .strict()
       .prefault({}),

@@ -33,6 +33,8 @@ export interface KafkaIngestOptions<R> {
   /** Read this range (no commits, no repartitioning) instead of consuming as the service. */
   range?: ReadRange
   now?: () => number
+  /** Told the source's every (re)assignment (the score ledger). */
+  onAssigned?(partitions: readonly number[]): void
 }
 
 /** The running ingest stage: the span source, behind the repartitioner when `kafka.repartition`. */
@@ -75,6 +77,7 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
     now: options.now,
     process: options.process,
     targets: options.targets,
+    onAssigned: options.onAssigned,
     // A replay gives up on a delivery after about a minute (then exits 1); the service never does.
     ...(range ? { ...range, commitIntervalMs: false as const, deliveryPolicy: retryPolicies.sink } : {}),
   })

@@ -57,6 +57,11 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   logger: Logger
   now?: () => number
   sleep?: Sleep
+  /**
+   * Told every (re)assignment, after it was applied and before any batch of it is read (the
+   * score ledger loads the partitions listed, drops the others).
+   */
+  onAssigned?(partitions: readonly number[]): void
 }
 
 /** Counters and gauges of the source, for `/metrics` and tests. */
@@ -234,6 +239,7 @@ interface HandlerContext {
   assignment: AssignmentContext
   committer: OffsetCommitter
   failure: { settle: (error: unknown) => void }
+  onAssigned?(partitions: readonly number[]): void
 }
 
 /** The source's answers to its consumer: read batches, apply (re)assignments, note crashes. */
@@ -253,6 +259,7 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       state.joined = true
       assigned = new Set(partitions)
       applyAssignment(partitions, ctx.assignment)
+      ctx.onAssigned?.(partitions)
       ctx.committer.forgetInProgress() // a commit sent before the join may never be answered
       logger.info({ topic, partitions }, 'joined the consumer group')
     },

@@ -60,6 +60,14 @@ export function createMetrics() {
       'Records between the committed offset and the high watermark',
       ['partition'],
     ),
+    ledgerLookups: counter(
+      'tracescore_ledger_lookups_total',
+      'Score-ledger lookups per (run, scorer): hit (recorded score delivered again, not scored) or miss',
+      ['scorer', 'result'],
+    ),
+    ledgerWrites: counter('tracescore_ledger_writes_total', 'Decisions written to the score ledger', [
+      'scorer',
+    ]),
     sinkDeliveries: counter(
       'tracescore_sink_deliveries_total',
       'Score records delivered or failed per sink',

@@ -25,6 +25,11 @@ export interface FaultJudge {
   readonly log: { prompt: string; attempt: number; status: number; at: number }[]
   /** Requests per prompt. */
   readonly attempts: Map<string, number>
+  /**
+   * With `keyOf`: the arrival times (epoch ms) of the requests per key, e.g. per (trace, agent
+   * span, scorer) named in the prompt, to count repeated judge requests across processes.
+   */
+  readonly byKey: Map<string, number[]>
   inFlight(): number
   /** Most requests ever in flight at once (measured in the server). */
   maxInFlight(): number
@@ -35,9 +40,12 @@ export interface FaultJudge {
 export async function startFaultJudge(options: {
   latencyMs: number
   policy: (request: FaultJudgeRequest) => FaultJudgeReply
+  /** The key a request counts under in `byKey` (undefined: not counted). */
+  keyOf?: (prompt: string) => string | undefined
 }): Promise<FaultJudge> {
   const log: FaultJudge['log'] = []
   const attempts = new Map<string, number>()
+  const byKey = new Map<string, number[]>()
   let seq = 0
   const server = await startScriptedJudge(
     ({ messages }) => {
@@ -47,6 +55,8 @@ export async function startFaultJudge(options: {
         .join('\n')
       const attempt = attempts.get(prompt) ?? 0
       attempts.set(prompt, attempt + 1)
+      const key = options.keyOf?.(prompt)
+      if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), Date.now()])
       const reply = options.policy({ prompt, attempt, seq: seq++ })
       log.push({ prompt, attempt, status: 'text' in reply ? 200 : reply.status, at: Date.now() })
       return 'text' in reply ? reply.text : reply
@@ -57,6 +67,7 @@ export async function startFaultJudge(options: {
     baseURL: server.baseURL,
     log,
     attempts,
+    byKey,
     inFlight: server.inFlight,
     maxInFlight: server.maxInFlight,
     close: server.close,

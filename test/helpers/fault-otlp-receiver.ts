@@ -38,6 +38,12 @@ export interface OtlpReceiver {
   arrivals(): number
   /** Arrivals beyond the first, over all score spans. */
   duplicates(): number
+  /**
+   * Arrivals of a score span whose content (attributes, times, status, events) differs from its
+   * first arrival: a score that changed on re-delivery. Their span ids are in `changedIds`.
+   */
+  changed(): number
+  readonly changedIds: Set<string>
   /** Called on every first arrival (benchmarks time them). */
   onScore?: (score: ReceivedScore) => void
   /** Stops listening and drops open connections: exporters get "connection refused". */
@@ -65,6 +71,9 @@ function listen(server: Server, port: number): Promise<number> {
 /** Starts the receiver on a free port (or `port`). `decode: false` only counts requests (benchmarks). */
 export async function startOtlpReceiver(options: { port?: number } = {}): Promise<OtlpReceiver> {
   const scores = new Map<string, ReceivedScore>()
+  const contents = new Map<string, string>()
+  const changedIds = new Set<string>()
+  let changed = 0
   let requests = 0
   let arrivals = 0
   let isUp = true
@@ -76,6 +85,8 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
     requests: () => requests,
     arrivals: () => arrivals,
     duplicates: () => arrivals - scores.size,
+    changed: () => changed,
+    changedIds,
     down: async () => {
       if (!isUp) return
       isUp = false
@@ -129,10 +140,16 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
       for (const span of spans) {
         arrivals++
         const seen = scores.get(span.spanId)
+        const content = contentOf(span)
         if (seen) {
           seen.arrivals++
+          if (contents.get(span.spanId) !== content) {
+            changed++
+            changedIds.add(span.spanId)
+          }
           continue
         }
+        contents.set(span.spanId, content)
         const score: ReceivedScore = {
           traceId: span.traceId,
           spanId: span.spanId,
@@ -155,6 +172,20 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
   const port = await listen(server, options.port ?? 0)
   ;(receiver as { url: string }).url = `http://127.0.0.1:${port}/v1/traces`
   return receiver
+}
+
+/** What must not change when a score span is delivered again. */
+function contentOf(span: Span): string {
+  const { name, parentSpanId, startTimeUnixNano, endTimeUnixNano, status, attributes, events } = span
+  return JSON.stringify({
+    name,
+    parentSpanId,
+    startTimeUnixNano,
+    endTimeUnixNano,
+    status,
+    attributes,
+    events,
+  })
 }
 
 /** Score spans per agent run (`traceId/agentSpanId`), for "every run scored" checks. */

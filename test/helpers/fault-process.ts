@@ -30,6 +30,8 @@ export interface ServiceConfigOptions {
   scorers?: string
   /** Extra `judges` object literal. */
   judges?: string
+  /** The `ledger` object literal (the score ledger); off when absent. */
+  ledger?: string
 }
 
 /** Writes a `defineConfig` module under test/.tmp and returns its path. */
@@ -58,6 +60,7 @@ export default defineConfig({
     maxBufferedBytes: ${o.maxBufferedBytes ?? 256 * 1024 * 1024},
   },
   ${o.judges ? `judges: ${o.judges},` : ''}
+  ${o.ledger ? `ledger: ${o.ledger},` : ''}
   scorers: ${scorers},
   sinks: { otlp: { endpoint: ${JSON.stringify(o.otlpUrl)}, protocol: 'http/protobuf', timeoutMs: 5000 } },
   log: { level: 'info' },
