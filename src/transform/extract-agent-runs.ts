@@ -157,7 +157,7 @@ function buildRun(
   const metadata = reader.metadata(agent, notes)
   // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
   const recorded = tree.byId.has(agent.spanId)
-    ? reader.identity(agent)
+    ? reader.identity(agent, tree)
     : {
         conversationId: extraRoots
           .map((root) => readerFor(root)?.identity(root).conversationId)

@@ -35,7 +35,8 @@ export interface ConventionReader {
   /** Whether the span was written by this convention. */
   matches(span: Span): boolean
   role(span: Span): SpanRole
-  identity(span: Span): AgentIdentity
+  /** Who ran; `tree` is given for a run span whose framework names the agent only on spans below it. */
+  identity(span: Span, tree?: SpanTree): AgentIdentity
   /** The agent's system instructions recorded on its agent span. */
   instructions(span: Span, notes: Notes): string[] | undefined
   /** What the caller passed to the agent (may include earlier history and system messages). */
