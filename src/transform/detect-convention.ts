@@ -5,6 +5,7 @@ import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { llamaIndexReader } from './conventions/llama-index.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
@@ -28,6 +29,7 @@ const READERS: readonly ConventionReader[] = [
   langChainReader,
   smolagentsReader,
   crewAiReader,
+  llamaIndexReader,
   openInferenceReader,
 ]
 
