@@ -17,7 +17,7 @@ export interface AgentIdentity {
 }
 
 /** One tool execution as its span recorded it; fields are undefined when not captured. */
-interface ToolSpanCall {
+export interface ToolSpanCall {
   toolCallId?: string
   toolName?: string
   args?: unknown
