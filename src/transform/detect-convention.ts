@@ -1,5 +1,6 @@
 import type { Convention, Span } from '../model/index.ts'
 import { aiSdkReader } from './conventions/ai-sdk.ts'
+import { autogenOpenInferenceReader, autogenReader } from './conventions/autogen.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
@@ -22,6 +23,7 @@ const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
   googleAdkReader,
+  autogenReader,
   traceloopReader,
   genAiReader,
   aiSdkReader,
@@ -30,6 +32,7 @@ const READERS: readonly ConventionReader[] = [
   smolagentsReader,
   crewAiReader,
   llamaIndexReader,
+  autogenOpenInferenceReader,
   openInferenceReader,
 ]
 

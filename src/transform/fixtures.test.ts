@@ -177,6 +177,17 @@ describe('extractAgentRuns on generated fixtures', () => {
   })
 })
 
+/**
+ * Cells of "the OpenInference keys alone" that cannot be exact, by fixture, with the reason. With
+ * AutoGen's own spans (GenAI keys) dropped, only OpenInference's copy is left, and
+ * `openinference-instrumentation-autogen-agentchat` 0.1.22 marks neither a failed tool (its TOOL
+ * span is OK, with the error text as output) nor a failed run (its AGENT span stays OK).
+ */
+const KEYS_ALONE_GAPS = new Map([
+  ['autogen/tool-error', 'the OpenInference TOOL span of the failed call is OK, its output the error text'],
+  ['autogen/model-error', 'the OpenInference AGENT span of the failed run is OK'],
+])
+
 describe('the OpenInference keys alone, on fixtures an OpenInference processor enriched', () => {
   const entries = listFixtures().filter((entry) => loadFixture(entry).truth.convention === 'openinference')
 
@@ -184,7 +195,7 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
     expect(entries.length).toBeGreaterThan(0)
   })
 
-  it.each(entries.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
+  const check = (entry: (typeof entries)[number]) => {
     const fixture = loadFixture(entry)
     // Drop the GenAI and AI SDK keys, as a backend keeping only OpenInference attributes would.
     const spans = decodeOtlpTraces(fixture.proto).map((span) => ({
@@ -203,7 +214,16 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
       // The conversation id is only in gen_ai.conversation.id here (no OpenInference session.id).
       expectRunMatches({ ...run, conversationId: truth.conversationId }, truth, runs, fixture.truth.runs)
     })
-  })
+  }
+  const exact = entries.filter((entry) => !KEYS_ALONE_GAPS.has(entry.name))
+  const gaps = entries.filter((entry) => KEYS_ALONE_GAPS.has(entry.name))
+
+  it.each(exact.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => check(entry))
+
+  // Known gaps (see KEYS_ALONE_GAPS): fail loudly once they pass, so the list is kept honest.
+  it.fails.each(gaps.map((entry) => [entry.name, entry] as const))('%s (known gap)', (_name, entry) =>
+    check(entry),
+  )
 })
 
 describe('fixtures with every tool span lost', () => {
