@@ -175,7 +175,7 @@ function buildRun(
   const conversation = splitConversation(
     {
       instructions: reader.instructions(agent, notes),
-      agentInput: reader.agentInput(agent, notes),
+      agentInput: reader.agentInput(agent, notes, tree),
       firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
     },
     notes,

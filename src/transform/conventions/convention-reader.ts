@@ -39,8 +39,11 @@ export interface ConventionReader {
   identity(span: Span, tree?: SpanTree): AgentIdentity
   /** The agent's system instructions recorded on its agent span. */
   instructions(span: Span, notes: Notes): string[] | undefined
-  /** What the caller passed to the agent (may include earlier history and system messages). */
-  agentInput(span: Span, notes: Notes): ChatMessage[] | undefined
+  /**
+   * What the caller passed to the agent (may include earlier history and system messages); `tree`
+   * is given for frameworks that record it on a span above the run span.
+   */
+  agentInput(span: Span, notes: Notes, tree?: SpanTree): ChatMessage[] | undefined
   /** The response messages recorded on the agent span. */
   agentOutput(span: Span, notes: Notes): ChatMessage[] | undefined
   /** The full prompt of one model call, system messages included. */
