@@ -5,6 +5,7 @@ import type { ConventionReader, SpanRole } from './conventions/convention-reader
 import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
+import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
 import { llamaIndexReader } from './conventions/llama-index.ts'
 import { mastraReader } from './conventions/mastra.ts'
@@ -23,6 +24,7 @@ const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
   googleAdkReader,
+  googleAdkOpenInferenceReader,
   autogenReader,
   traceloopReader,
   genAiReader,
