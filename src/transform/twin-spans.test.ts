@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Attributes, Span } from '../model/index.ts'
 import { extractAgentRuns } from './index.ts'
-import { toolInvocations } from './testing/output-steps.ts'
+import { outputSteps, toolInvocations } from './testing/output-steps.ts'
 import { sid, span } from './testing/span-builder.ts'
 import { toolError, toolResult } from './testing/tool-invocations.ts'
 import { twinToolSpans } from './twin-spans.ts'
@@ -199,5 +199,74 @@ describe('twinToolSpans', () => {
     expect(twinToolSpans([a, b], key).size).toBe(0)
     expect([...twinToolSpans([a, d], key)]).toEqual([])
     expect([...twinToolSpans([a, c], key)]).toEqual([[c, a]])
+  })
+})
+
+describe('one model call recorded by two instrumentations (OpenInference and OpenLLMetry on one client)', () => {
+  const llm = (
+    id: string,
+    parent: string,
+    start: number,
+    end: number,
+    scope: string,
+    extra: Attributes = {},
+  ) => ({
+    ...span({
+      id,
+      parent,
+      start,
+      end,
+      attributes: {
+        'openinference.span.kind': 'LLM',
+        'llm.input_messages.0.message.role': 'user',
+        'llm.input_messages.0.message.content': 'Where is A17?',
+        ...calls([['call_1', 'lookup', '{"id": "A17"}']]),
+        ...extra,
+      },
+    }),
+    scope: { name: scope },
+  })
+  const trace = (): Span[] => [
+    oi({ id: 'agent', kind: 'AGENT', end: 100, attributes: { 'agent.name': 'support' } }),
+    llm('m1', 'agent', 1, 10, 'openinference.instrumentation.openai'),
+    llm('m1b', 'm1', 2, 9, 'opentelemetry.instrumentation.openai', { 'llm.is_streaming': false }),
+    oi({
+      id: 't1',
+      parent: 'agent',
+      kind: 'TOOL',
+      start: 11,
+      end: 12,
+      attributes: {
+        'tool.name': 'lookup',
+        'input.value': '{"id": "A17"}',
+        'output.value': '{"status": "shipped"}',
+      },
+    }),
+    {
+      ...span({
+        id: 'm2',
+        parent: 'agent',
+        start: 13,
+        end: 20,
+        attributes: {
+          'openinference.span.kind': 'LLM',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.content': 'Shipped.',
+        },
+      }),
+      scope: { name: 'openinference.instrumentation.openai' },
+    },
+  ]
+
+  it('is one model call: its tool calls come out once, in one step', () => {
+    const spans = trace()
+    const [run] = extractAgentRuns(spans)
+    expect(toolInvocations(run!)).toEqual([
+      toolResult('call_1', 'lookup', { id: 'A17' }, { status: 'shipped' }),
+    ])
+    expect(outputSteps(run!)).toEqual([
+      { texts: [], toolCallIds: ['call_1'] },
+      { texts: ['Shipped.'], toolCallIds: [] },
+    ])
   })
 })
