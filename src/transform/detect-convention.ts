@@ -1,10 +1,13 @@
 import type { Convention, Span } from '../model/index.ts'
 import { aiSdkReader } from './conventions/ai-sdk.ts'
+import { autogenOpenInferenceReader, autogenReader } from './conventions/autogen.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
+import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { llamaIndexReader } from './conventions/llama-index.ts'
 import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
@@ -23,6 +26,8 @@ const READERS: readonly ConventionReader[] = [
   mastraReader,
   strandsReader,
   googleAdkReader,
+  googleAdkOpenInferenceReader,
+  autogenReader,
   openLlmetryLangChainReader,
   traceloopReader,
   logfireReader,
@@ -32,6 +37,8 @@ const READERS: readonly ConventionReader[] = [
   langChainReader,
   smolagentsReader,
   crewAiReader,
+  llamaIndexReader,
+  autogenOpenInferenceReader,
   openInferenceReader,
 ]
 

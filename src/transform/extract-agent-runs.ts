@@ -17,6 +17,7 @@ import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { stepTexts } from './step-texts.ts'
 import { collectToolCalls } from './tool-calls.ts'
+import { twinAgentSpans, withTwins } from './twin-spans.ts'
 
 /** Options of `extractAgentRuns`. */
 export interface ExtractAgentRunsOptions {
@@ -149,7 +150,7 @@ function noteGaps(
 
 /** The agent span's identity, what it lacks taken from the spans around it where the convention says so. */
 function recordedIdentity(reader: ConventionReader, agent: Span, tree: SpanTree): AgentIdentity {
-  const own = reader.identity(agent)
+  const own = reader.identity(agent, tree)
   const around = reader.enclosingIdentity?.(agent, tree)
   if (!around) return own
   return {
@@ -176,7 +177,9 @@ function buildRun(
           .map((root) => readerFor(root)?.identity(root).conversationId)
           .find(Boolean),
       }
-  const identity = resolveIdentity(recorded, metadata)
+  // Another instrumentation's agent span of the same invocation fills in what this one lacks.
+  const twins = twinAgentSpans(tree, agent, isRun)
+  const identity = resolveIdentity(withTwins(recorded, twins, tree), metadata)
   const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]
@@ -185,7 +188,7 @@ function buildRun(
   const conversation = splitConversation(
     {
       instructions: reader.instructions(agent, notes),
-      agentInput: reader.agentInput(agent, notes),
+      agentInput: reader.agentInput(agent, notes, tree),
       firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
     },
     notes,
@@ -198,7 +201,8 @@ function buildRun(
     notes,
     outputs,
   )
-  const failed = runFailed(agent, toolCalls, models, notes)
+  // A run failed when its agent span failed in either instrumentation.
+  const failed = [agent, ...twins].some((span) => runFailed(span, toolCalls, models, notes))
   const texts = stepTexts(runSpans, notes, outputs)
   const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
 

@@ -165,18 +165,46 @@ describe('extractAgentRuns on generated fixtures', () => {
       }
     })
 
-    it.each(fixture.truth.runs.map((truth, index) => [truth.agentName ?? `run ${index}`, index] as const))(
-      'rebuilds run %s as the ground truth says',
-      (_agent, index) => {
-        expectRunMatches(runs[index]!, fixture.truth.runs[index]!, runs, fixture.truth.runs)
-      },
-    )
+    itUnlessGap('rebuild', entry.name).each(
+      fixture.truth.runs.map((truth, index) => [truth.agentName ?? `run ${index}`, index] as const),
+    )('rebuilds run %s as the ground truth says', (_agent, index) => {
+      expectRunMatches(runs[index]!, fixture.truth.runs[index]!, runs, fixture.truth.runs)
+    })
 
     it('gives the same runs from the OTLP/JSON form', () => {
       expect(extractAgentRuns(decodeOtlpTraces(fixture.json, 'otlp_json'))).toEqual(runs)
     })
   })
 })
+
+/**
+ * Cells that cannot be exact yet, as `<check>:<fixture>` with the reason; each runs as `it.fails`,
+ * so it fails loudly once it passes and the list stays honest. Checks: `rebuild` (every run of the
+ * fixture against its truth), `keys-alone` (the OpenInference keys alone), `tool-spans-lost`.
+ */
+const ADK_FOLDED_STEPS =
+  'openinference-instrumentation-google-adk 1.0.5 writes no model-call spans: every model call of a run lands on ' +
+  "ADK's one invoke_agent span, overwritten at each call, so the per-step texts and tool calls are only in the " +
+  "last prompt's history"
+const KNOWN_GAPS = new Map<string, string>([
+  // With AutoGen's own spans (GenAI keys) dropped, only OpenInference's copy is left, and
+  // openinference-instrumentation-autogen-agentchat 0.1.22 marks neither a failed tool nor a failed run.
+  [
+    'keys-alone:autogen/tool-error',
+    'the OpenInference TOOL span of the failed call is OK, its output the error text',
+  ],
+  ['keys-alone:autogen/model-error', 'the OpenInference AGENT span of the failed run is OK'],
+  ...['multi-tool-text', 'tool-error', 'streaming', 'nested-agents', 'agent-as-tool', 'handoff'].flatMap(
+    (scenario) =>
+      ['rebuild', 'keys-alone', 'tool-spans-lost'].map(
+        (check) => [`${check}:google-adk-openinference/${scenario}`, ADK_FOLDED_STEPS] as const,
+      ),
+  ),
+])
+
+/** `it`, or `it.fails` for a known gap of `check` on `fixture`. */
+const itUnlessGap = (check: string, fixture: string) =>
+  KNOWN_GAPS.has(`${check}:${fixture}`) ? it.fails : it
 
 describe('the OpenInference keys alone, on fixtures an OpenInference processor enriched', () => {
   const entries = listFixtures().filter((entry) => loadFixture(entry).truth.convention === 'openinference')
@@ -185,7 +213,7 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
     expect(entries.length).toBeGreaterThan(0)
   })
 
-  it.each(entries.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
+  const check = (entry: (typeof entries)[number]) => {
     const fixture = loadFixture(entry)
     // Drop the GenAI and AI SDK keys, as a backend keeping only OpenInference attributes would.
     const spans = decodeOtlpTraces(fixture.proto).map((span) => ({
@@ -204,7 +232,10 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
       // The conversation id is only in gen_ai.conversation.id here (no OpenInference session.id).
       expectRunMatches({ ...run, conversationId: truth.conversationId }, truth, runs, fixture.truth.runs)
     })
-  })
+  }
+  for (const entry of entries) {
+    itUnlessGap('keys-alone', entry.name)(entry.name, () => check(entry))
+  }
 })
 
 describe('fixtures with every tool span lost', () => {
@@ -215,33 +246,35 @@ describe('fixtures with every tool span lost', () => {
     return extractAgentRuns(spans).every((run) => !tools.has(run.spanId))
   })
 
-  it.each(entries.map((entry) => [entry.name, entry] as const))(
-    '%s: tool calls are rebuilt from the model messages',
-    (_name, entry) => {
-      const fixture = loadFixture(entry)
-      const spans = decodeOtlpTraces(fixture.proto).filter((span) => spanRole(span) !== 'tool')
-      const runs = extractAgentRuns(spans)
-      fixture.truth.runs.forEach((truth, index) => {
-        const calls = toolCalls(runs[index]!)
-        // Ids, names and arguments come from the model outputs, in the model's order.
-        expect(calls.map(({ id, name, args }) => ({ id, name, args }))).toEqual(
-          truth.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
-        )
-        // Results come from the next prompts, where the convention records them (Mastra's do not):
-        // the value, or the text the model was sent (Python SDKs may send `str(value)`).
-        if (fixture.truth.convention !== 'mastra') {
-          const sent = sentToolOutputs(entry.protoPath.replace(/\.pb$/, '.requests.json'))
-          truth.toolCalls.forEach((call, position) => {
-            if (call.error !== undefined) return
-            const result = calls[position]!.result
-            if (sent.has(call.id) && result === sent.get(call.id)) return
-            // A result the model was never sent under the call's id (ADK retells a transfer's as
-            // text) cannot be in the prompts.
-            if (result === undefined && requestsRecorded(entry.protoPath) && !sent.has(call.id)) return
-            expect(result).toEqual(call.result)
-          })
-        }
-      })
-    },
-  )
+  for (const entry of entries) {
+    itUnlessGap('tool-spans-lost', entry.name)(
+      `${entry.name}: tool calls are rebuilt from the model messages`,
+      () => {
+        const fixture = loadFixture(entry)
+        const spans = decodeOtlpTraces(fixture.proto).filter((span) => spanRole(span) !== 'tool')
+        const runs = extractAgentRuns(spans)
+        fixture.truth.runs.forEach((truth, index) => {
+          const calls = toolCalls(runs[index]!)
+          // Ids, names and arguments come from the model outputs, in the model's order.
+          expect(calls.map(({ id, name, args }) => ({ id, name, args }))).toEqual(
+            truth.toolCalls.map(({ id, name, args }) => ({ id, name, args })),
+          )
+          // Results come from the next prompts, where the convention records them (Mastra's do not):
+          // the value, or the text the model was sent (Python SDKs may send `str(value)`).
+          if (fixture.truth.convention !== 'mastra') {
+            const sent = sentToolOutputs(entry.protoPath.replace(/\.pb$/, '.requests.json'))
+            truth.toolCalls.forEach((call, position) => {
+              if (call.error !== undefined) return
+              const result = calls[position]!.result
+              if (sent.has(call.id) && result === sent.get(call.id)) return
+              // A result the model was never sent under the call's id (ADK retells a transfer's as
+              // text) cannot be in the prompts.
+              if (result === undefined && requestsRecorded(entry.protoPath) && !sent.has(call.id)) return
+              expect(result).toEqual(call.result)
+            })
+          }
+        })
+      },
+    )
+  }
 })

@@ -49,11 +49,18 @@ export function collectRunSpans(
       if (role === 'tool') tools.push(span)
       continue
     }
-    if (role === 'model') models.push(span)
+    const above = modelAbove.get(span.spanId)
+    // A model call inside another instrumentation's span of the same call (OpenInference and
+    // OpenLLMetry both on one client) is that call: the copy with more attributes stays.
+    const twin = role === 'model' && above !== undefined && above.scope.name !== span.scope.name
+    let model = role === 'model' ? span : above
+    if (twin) {
+      model = attributeCount(span) > attributeCount(above) ? span : above
+      if (model === span) models[models.indexOf(above)] = span
+    } else if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
     else if (role === 'step') stepSpans.push(span)
     const step = role === 'step' ? span : stepAbove.get(span.spanId)
-    const model = role === 'model' ? span : modelAbove.get(span.spanId)
     for (const child of tree.children(span.spanId)) {
       if (step) stepAbove.set(child.spanId, step)
       if (model) modelAbove.set(child.spanId, model)
@@ -89,3 +96,5 @@ export function collectRunSpans(
     },
   }
 }
+
+const attributeCount = (span: Span) => Object.keys(span.attributes).length

@@ -1,4 +1,6 @@
+import type { Span } from '../model/index.ts'
 import type { ChatPart } from './chat-message.ts'
+import type { ConventionReader, ToolSpanCall } from './conventions/convention-reader.ts'
 import { readerFor } from './detect-convention.ts'
 import type { ModelOutputs } from './model-outputs.ts'
 import type { Notes } from './notes.ts'
@@ -6,6 +8,7 @@ import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
+import { richness, twinToolSpans } from './twin-spans.ts'
 
 /** One tool call of a run, joined from its tool span and the model messages that mention it. */
 export interface ToolCallRecord {
@@ -131,11 +134,28 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
   }
   const joined = new Set<Draft>()
   const spansPerId = new Map<string, number>()
+  const read = new Map<Span, { reader: ConventionReader; call: ToolSpanCall; name: string | undefined }>()
   for (const span of run.tools) {
     const reader = readerFor(span)
     if (!reader) continue
     const call = reader.toolCall(span, notes)
-    const name = call.toolName ?? toolNameFromSpanName(span.name)
+    read.set(span, { reader, call, name: call.toolName ?? toolNameFromSpanName(span.name) })
+  }
+  // Another instrumentation's copy of a tool span is the same call: merged into its draft.
+  const twins = twinToolSpans([...read.keys()], (span) => {
+    const { call, name } = read.get(span)!
+    return { toolCallId: call.toolCallId, toolName: name }
+  })
+  const partner = new Map<Span, Span>()
+  for (const [later, first] of twins) partner.set(later, first).set(first, later)
+  const draftOf = new Map<Span, Draft>()
+  for (const [span, { reader, call, name }] of read) {
+    const twin = partner.get(span)
+    const twinDraft = twin && draftOf.get(twin)
+    if (twinDraft) {
+      mergeTwin(twinDraft, twin, span, reader, call)
+      continue
+    }
     if (call.toolCallId !== undefined) {
       const count = (spansPerId.get(call.toolCallId) ?? 0) + 1
       spansPerId.set(call.toolCallId, count)
@@ -153,6 +173,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
       sequence: drafts.length,
     }
     if (!requested) drafts.push(draft)
+    draftOf.set(span, draft)
     draft.timeUnixNano = span.startTimeUnixNano
     const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
     if (step !== undefined) draft.step = step
@@ -168,6 +189,30 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const error = spanError(span)
     if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
+}
+
+/**
+ * Folds a second instrumentation's copy of a tool span into the call its first copy made: an
+ * error in either copy is kept, the richer arguments and result win, and the copy's call id
+ * replaces a span id the first copy stood in with.
+ */
+function mergeTwin(
+  draft: Draft,
+  first: Span,
+  span: Span,
+  reader: ConventionReader,
+  call: ToolSpanCall,
+): void {
+  if (call.toolCallId !== undefined && draft.toolCallId === first.spanId) draft.toolCallId = call.toolCallId
+  draft.toolName ??= call.toolName
+  if (richness(call.args) > richness(draft.args)) draft.args = call.args
+  if (call.hasResult && (!draft.hasResult || richness(call.result) > richness(draft.result))) {
+    draft.result = call.result
+    draft.hasResult = true
+  }
+  const error = spanError(span)
+  if (error !== undefined && draft.errorText === undefined)
+    draft.errorText = reader.toolError?.(span) ?? error
 }
 
 /** Lists of drafts by key, each taken from the front, skipping drafts already taken elsewhere. */

@@ -17,7 +17,7 @@ export interface AgentIdentity {
 }
 
 /** One tool execution as its span recorded it; fields are undefined when not captured. */
-interface ToolSpanCall {
+export interface ToolSpanCall {
   toolCallId?: string
   toolName?: string
   args?: unknown
@@ -35,11 +35,15 @@ export interface ConventionReader {
   /** Whether the span was written by this convention. */
   matches(span: Span): boolean
   role(span: Span): SpanRole
-  identity(span: Span): AgentIdentity
+  /** Who ran; `tree` is given for a run span whose framework names the agent only on spans below it. */
+  identity(span: Span, tree?: SpanTree): AgentIdentity
   /** The agent's system instructions recorded on its agent span. */
   instructions(span: Span, notes: Notes): string[] | undefined
-  /** What the caller passed to the agent (may include earlier history and system messages). */
-  agentInput(span: Span, notes: Notes): ChatMessage[] | undefined
+  /**
+   * What the caller passed to the agent (may include earlier history and system messages); `tree`
+   * is given for frameworks that record it on a span above the run span.
+   */
+  agentInput(span: Span, notes: Notes, tree?: SpanTree): ChatMessage[] | undefined
   /** The response messages recorded on the agent span. */
   agentOutput(span: Span, notes: Notes): ChatMessage[] | undefined
   /** The full prompt of one model call, system messages included. */

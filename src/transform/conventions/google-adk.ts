@@ -49,7 +49,7 @@ export const googleAdkReader: ConventionReader = {
 }
 
 /** A system message without ADK's own text after the program's instruction. */
-function programText(message: ChatMessage): ChatMessage {
+export function programText(message: ChatMessage): ChatMessage {
   return {
     ...message,
     parts: message.parts.map((part) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { extractAgentRuns, findAgentSpans } from '../index.ts'
 import { sid, span } from '../testing/span-builder.ts'
 import { toolResult } from '../testing/tool-invocations.ts'
+import { keywordArguments } from './openinference.ts'
 
 /** An OpenInference trace (e.g. an instrumented OpenAI Agents app): AGENT → LLM, TOOL, LLM, and a sub-agent. */
 function openInferenceTrace() {
@@ -229,5 +230,20 @@ describe('extractAgentRuns on OpenInference spans', () => {
         ),
       ).toEqual([])
     })
+  })
+})
+
+describe('keywordArguments', () => {
+  it('takes the arguments out of a call envelope of keyword arguments only', () => {
+    expect(keywordArguments({ kwargs: { id: 'A17' } })).toEqual({ id: 'A17' })
+    expect(keywordArguments({ args: [], kwargs: { id: 'A17' } })).toEqual({ id: 'A17' })
+  })
+
+  it('leaves arguments that are not such an envelope as they are', () => {
+    const positional = { args: ['A17'], kwargs: {} }
+    expect(keywordArguments(positional)).toBe(positional)
+    const named = { kwargs: { id: 'A17' }, verbose: true }
+    expect(keywordArguments(named)).toBe(named)
+    expect(keywordArguments({ id: 'A17' })).toEqual({ id: 'A17' })
   })
 })

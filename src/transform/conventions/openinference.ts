@@ -86,6 +86,19 @@ export function ioValue(span: Span, which: 'input' | 'output', notes: Notes): un
   return readJson(span.attributes, key, notes, span.spanId)
 }
 
+/**
+ * A tool's arguments out of a Python call envelope that holds only keyword arguments
+ * (`{"kwargs": {…}}`, `{"args": [], "kwargs": {…}}`: LlamaIndex's `FunctionTool`); anything else as it is.
+ */
+export function keywordArguments(value: unknown): unknown {
+  if (!isRecord(value) || !isRecord(value.kwargs)) return value
+  const keys = Object.keys(value)
+  const positional = value.args
+  const onlyKwargs =
+    keys.length === 1 || (keys.length === 2 && Array.isArray(positional) && positional.length === 0)
+  return onlyKwargs ? value.kwargs : value
+}
+
 /** An agent or chain output value as assistant messages. */
 function outputMessages(value: unknown): ChatMessage[] | undefined {
   if (typeof value === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text: value }] }]
@@ -173,7 +186,7 @@ export const openInferenceReader: ConventionReader = {
     return {
       toolCallId: readString(attributes, 'tool_call.id') ?? readString(attributes, 'tool.id'),
       toolName: readString(attributes, 'tool.name'),
-      args: readJson(attributes, argsKey, notes, span.spanId),
+      args: keywordArguments(readJson(attributes, argsKey, notes, span.spanId)),
       result: ioValue(span, 'output', notes),
       hasResult: hasAttribute(attributes, 'output.value'),
     }
