@@ -9,6 +9,7 @@ import type { DeliveryTarget } from './delivery-queue.ts'
 import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
+import { PartitionWatermark } from './partition-watermark.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
 import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 import {
@@ -21,7 +22,7 @@ import {
 export type { IngestedTrace }
 
 /** Settings of the span source. */
-export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'> {
+export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now' | 'watermark'> {
   /** The consumer-group member to read through (kafkajs, supervised, or in memory). */
   consumer: ConsumerPort
   topic: string
@@ -110,9 +111,11 @@ export interface SpanSource {
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  const assembler = new TraceAssembler<RecordRef>({ ...options, now })
+  // Settling follows the data when partitions advance unevenly (see PartitionWatermark).
+  const watermark = new PartitionWatermark()
+  const assembler = new TraceAssembler<RecordRef>({ ...options, now, watermark: () => watermark.current() })
   const tracker = new OffsetTracker()
-  const reader = createRecordReader({ ...options, assembler, tracker })
+  const reader = createRecordReader({ ...options, assembler, tracker, watermark })
   const failure = settleOnce<unknown>()
   const caughtUp = settleOnce<void>()
   const handoff = createTraceHandoff({
@@ -140,7 +143,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const startOffsets = new Map(options.startOffsets ?? [])
   const state: SourceState = { joined: false, started: false, stopping: false, rebalances: 0, crashes: 0 }
   let timer: NodeJS.Timeout | undefined
-  const assignment = { ...options, tracker, assembler, queue: handoff.queue, startOffsets }
+  const assignment = { ...options, tracker, assembler, watermark, queue: handoff.queue, startOffsets }
   const handlers = consumerHandlers({
     ...options,
     state,

@@ -127,7 +127,8 @@ function memoryConsumer(
       if (records.length === 0) continue
       fetched = true
       const at = epoch
-      const last = await handlers!.onBatch({ topic: topic.name, partition, records })
+      const highWatermark = String(logs[partition]!.length)
+      const last = await handlers!.onBatch({ topic: topic.name, partition, records, highWatermark })
       if (last !== undefined && at === epoch && running && positions.has(partition))
         positions.set(partition, Number(last) + 1)
     }
