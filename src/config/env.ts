@@ -24,6 +24,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
     path: ['kafka', 'fromBeginning'],
     parse: (raw) => raw === 'true' || raw === '1',
   },
+  TRACESCORE_MAX_BUFFERED_BYTES: { path: ['assembly', 'maxBufferedBytes'], parse: Number },
   TRACESCORE_METRICS_PORT: { path: ['metrics', 'port'], parse: Number },
   TRACESCORE_METRICS_HOST: { path: ['metrics', 'host'], parse: String },
   TRACESCORE_LOG_LEVEL: { path: ['log', 'level'], parse: String },

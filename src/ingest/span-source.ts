@@ -1,3 +1,4 @@
+import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
@@ -39,8 +40,10 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now' 
   maxInFlightTraces?: number
   /** Pause reading when released traces not yet delivered reach this. Default 1,000. */
   maxQueuedTraces?: number
-  /** Pause reading when buffered spans reach this. Default 80% of `maxBufferedSpans` (200,000). */
+  /** Pause reading when buffered spans reach this. Default 80% of `maxBufferedSpans`. */
   pauseAtBufferedSpans?: number
+  /** Pause reading when buffered bytes reach this. Default 80% of `maxBufferedBytes`. */
+  pauseAtBufferedBytes?: number
   /** How often ready traces, backpressure and commits are looked at. Default 100 ms. */
   tickMs?: number
   /** How often finished offsets are committed; `false` never commits (a replay). Default 1,000 ms. */
@@ -136,7 +139,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   })
   const backpressure = backpressureOf(options, consumer, logger)
   const load = () => ({
-    bufferedSpans: assembler.stats().bufferedSpans,
+    ...assemblerLoad(assembler),
     queuedTraces: handoff.queue.waiting() + handoff.queue.inFlight(),
   })
   const ends = options.endOffsets && new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
@@ -274,15 +277,30 @@ function assemblerStats(assembler: TraceAssembler<RecordRef>) {
   return { lateSpans, bufferedSpans, bufferedBytes, openTraces }
 }
 
+/** What of the assembler's totals backpressure looks at. */
+function assemblerLoad(assembler: TraceAssembler<RecordRef>) {
+  const { bufferedSpans, bufferedBytes } = assembler.stats()
+  return { bufferedSpans, bufferedBytes }
+}
+
 /** Pauses and resumes the consumer as `shouldPause` decides, logging each change. */
 function backpressureOf(
-  options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
+  options: Pick<
+    SpanSourceOptions<unknown>,
+    | 'pauseAtBufferedSpans'
+    | 'pauseAtBufferedBytes'
+    | 'maxBufferedSpans'
+    | 'maxBufferedBytes'
+    | 'maxQueuedTraces'
+  >,
   consumer: ConsumerPort,
   logger: Logger,
 ): Backpressure {
+  const maxBufferedBytes = options.maxBufferedBytes ?? configDefaults.assembly.maxBufferedBytes
+  const maxBufferedSpans = options.maxBufferedSpans ?? spanCapFor(maxBufferedBytes)
   const limits = {
-    pauseAtBufferedSpans:
-      options.pauseAtBufferedSpans ?? Math.floor((options.maxBufferedSpans ?? 200_000) * 0.8),
+    pauseAtBufferedSpans: options.pauseAtBufferedSpans ?? Math.floor(maxBufferedSpans * 0.8),
+    pauseAtBufferedBytes: options.pauseAtBufferedBytes ?? Math.floor(maxBufferedBytes * 0.8),
     maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
   }
   let paused = false

@@ -1,3 +1,4 @@
+import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
 import type { Span } from '../model/index.ts'
 import { KeyedMinHeap } from './keyed-min-heap.ts'
@@ -40,9 +41,12 @@ export interface TraceAssemblerOptions {
   settleMs?: number
   /** A trace buffered this long is finalized as it is, flagged incomplete. Default `assembly.maxTraceAgeMs` (120,000). */
   maxTraceAgeMs?: number
-  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default `assembly.maxBufferedSpans`. */
+  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default: follows `maxBufferedBytes` (`spanCapFor`). */
   maxBufferedSpans?: number
-  /** Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default `assembly.maxBufferedBytes`. */
+  /**
+   * Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default
+   * `assembly.maxBufferedBytes` (a quarter of the process's memory limit).
+   */
   maxBufferedBytes?: number
   /** Late spans of an already released trace re-release it, superseding the earlier release. */
   rescoreLateSpans?: boolean
@@ -319,8 +323,8 @@ export class TraceAssembler<R> {
     const defaults = configDefaults.assembly
     this.settleMs = options.settleMs ?? defaults.settleMs
     this.maxTraceAgeMs = options.maxTraceAgeMs ?? defaults.maxTraceAgeMs
-    this.maxBufferedSpans = options.maxBufferedSpans ?? defaults.maxBufferedSpans
     this.maxBufferedBytes = options.maxBufferedBytes ?? defaults.maxBufferedBytes
+    this.maxBufferedSpans = options.maxBufferedSpans ?? spanCapFor(this.maxBufferedBytes)
     this.rescoreLateSpans = options.rescoreLateSpans ?? defaults.rescoreLateSpans
     this.lateWindowMs = options.lateWindowMs ?? this.maxTraceAgeMs
     this.maxReleasedTraces = options.maxReleasedTraces ?? 100_000
