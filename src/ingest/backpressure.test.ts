@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { shouldPause } from './backpressure.ts'
+import { bufferHoldsReading, shouldPause } from './backpressure.ts'
 
 const limits = { pauseAtBufferedSpans: 1_000, pauseAtBufferedBytes: 1_000_000, maxQueuedTraces: 100 }
 const load = (bufferedSpans: number, bufferedBytes: number, queuedTraces = 0) => ({
@@ -21,5 +21,13 @@ describe('shouldPause', () => {
     expect(shouldPause(true, load(800, 10), limits)).toBe(true)
     expect(shouldPause(true, load(10, 10, 80), limits)).toBe(true)
     expect(shouldPause(true, load(799, 799_999, 79), limits)).toBe(false)
+  })
+})
+
+describe('bufferHoldsReading', () => {
+  it('is true while the buffer, not the queue, is above 80% of a limit', () => {
+    expect(bufferHoldsReading(load(800, 0), limits)).toBe(true)
+    expect(bufferHoldsReading(load(0, 800_000), limits)).toBe(true)
+    expect(bufferHoldsReading(load(799, 799_999, 100), limits)).toBe(false)
   })
 })

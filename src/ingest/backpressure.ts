@@ -8,8 +8,8 @@ export interface IngestLoad {
   queuedTraces: number
 }
 
-/** The limits at which reading pauses; it resumes below 80% of both. */
-interface BackpressureLimits {
+/** The limits at which reading pauses; it resumes below 80% of each. */
+export interface BackpressureLimits {
   pauseAtBufferedSpans: number
   pauseAtBufferedBytes: number
   maxQueuedTraces: number
@@ -27,4 +27,15 @@ export function shouldPause(paused: boolean, load: IngestLoad, limits: Backpress
     load.bufferedBytes >= limits.pauseAtBufferedBytes * share ||
     load.queuedTraces >= limits.maxQueuedTraces * share
   return full
+}
+
+/**
+ * True when the buffer alone (its spans or its bytes, not the downstream queue) keeps paused
+ * reading paused: no partition advances then, so the event-time watermark cannot move either.
+ */
+export function bufferHoldsReading(load: IngestLoad, limits: BackpressureLimits): boolean {
+  return (
+    load.bufferedSpans >= limits.pauseAtBufferedSpans * 0.8 ||
+    load.bufferedBytes >= limits.pauseAtBufferedBytes * 0.8
+  )
 }

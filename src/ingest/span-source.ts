@@ -2,7 +2,7 @@ import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
-import { type IngestLoad, shouldPause } from './backpressure.ts'
+import { bufferHoldsReading, type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
@@ -114,9 +114,15 @@ export interface SpanSource {
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  // Settling follows the data when partitions advance unevenly (see PartitionWatermark).
+  // Settling follows the data when partitions advance unevenly (see PartitionWatermark), except
+  // while a full buffer holds reading paused: no partition can advance then, and traces waiting
+  // for a lagging one would wait for maxTraceAgeMs; they settle by the clock instead.
   const watermark = new PartitionWatermark()
-  const assembler = new TraceAssembler<RecordRef>({ ...options, now, watermark: () => watermark.current() })
+  const assembler = new TraceAssembler<RecordRef>({
+    ...options,
+    now,
+    watermark: () => (backpressure.bufferFull() ? undefined : watermark.current()),
+  })
   const tracker = new OffsetTracker()
   const reader = createRecordReader({ ...options, assembler, tracker, watermark })
   const failure = settleOnce<unknown>()
@@ -214,6 +220,8 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
 /** The consumer's pause state, driven by the load. */
 interface Backpressure {
   paused(): boolean
+  /** True while reading is paused and the buffer alone would keep it so (see `bufferHoldsReading`). */
+  bufferFull(): boolean
   apply(load: IngestLoad): void
 }
 
@@ -304,10 +312,13 @@ function backpressureOf(
     maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
   }
   let paused = false
+  let bufferFull = false
   return {
     paused: () => paused,
+    bufferFull: () => bufferFull,
     apply(load: IngestLoad) {
       const next = shouldPause(paused, load, limits)
+      bufferFull = next && bufferHoldsReading(load, limits)
       if (next === paused) return
       paused = next
       if (paused) consumer.pause()
