@@ -457,6 +457,21 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     ])
   })
 
+  it('keeps comparing record times a week apart (beyond what it keeps relative to one base)', () => {
+    const { clock, assembler, read } = evented()
+    const week = 7 * 24 * 3600 * 1000
+    read(B, 1_000, [span(T2, '20', { parentSpanId: undefined })], 'b1')
+    read(A, week + 1_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    clock.t += 2_000
+    expect(assembler.takeReady()).toEqual([]) // B lags at 1,000: T2 needs 2,000, T1 a week more
+    read(B, week + 2_000, [span(T3, '30')], 'b2')
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2]) // the watermark is A's week + 1,000
+    read(A, week + 3_000, [span(T4, '40')], 'a2')
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+  })
+
   it('waits again for a trace that got a later span while it waited for the watermark', () => {
     const { clock, assembler, read } = evented()
     read(B, 1_000, [span(T2, '20')], 'b1')

@@ -235,6 +235,8 @@ function heldIds(held: HeldSpans['held']): Set<string> {
 
 /** A trace's `lastEventMs` when none of its records had a time: the watermark never holds it. */
 const NO_EVENT_TIME = -(2 ** 30)
+/** Relative record times stay within ±this (small integers); beyond, the base moves (`rebaseEvents`). */
+const EVENT_RANGE = 2 ** 29
 
 const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.endTimeUnixNano !== ''
 
@@ -449,11 +451,33 @@ export class TraceAssembler<R> {
       waiting.retain((trace, key) => trace.isOpen && !trace.inUnsettled && trace.lastEventMs === key)
   }
 
-  /** A record time as kept in `OpenTrace.lastEventMs`. */
+  /**
+   * A record time as kept in `OpenTrace.lastEventMs`: ms after `eventBaseMs`, as a small integer
+   * (`| 0`), which V8 stores in the trace itself (a fractional or large number is a separate heap
+   * object per trace). Moves the base when a time is more than about 6 days from it.
+   */
   private relativeEventMs(eventMs: number | undefined): number {
     if (eventMs === undefined || !Number.isFinite(eventMs)) return NO_EVENT_TIME
     this.eventBaseMs ??= eventMs
-    return eventMs - this.eventBaseMs
+    const relative = eventMs - this.eventBaseMs
+    if (relative >= EVENT_RANGE || relative <= -EVENT_RANGE) {
+      this.rebaseEvents(eventMs)
+      return 0
+    }
+    return Math.ceil(relative) | 0
+  }
+
+  /** Moves `eventBaseMs` to `baseMs`, shifting the open traces' record times and the queue's keys. */
+  private rebaseEvents(baseMs: number): void {
+    const shift = baseMs - this.eventBaseMs!
+    this.eventBaseMs = baseMs
+    const moved = (time: number) =>
+      time === NO_EVENT_TIME ? time : Math.min(EVENT_RANGE, Math.max(-EVENT_RANGE, time - shift)) | 0
+    for (const trace of this.openTraces()) trace.lastEventMs = moved(trace.lastEventMs)
+    const waiting = this.awaitingWatermark
+    this.awaitingWatermark = new KeyedMinHeap()
+    for (let trace = waiting.pop(); trace !== undefined; trace = waiting.pop())
+      if (trace.isOpen) this.awaitingWatermark.push(trace, trace.lastEventMs)
   }
 
   /** Releases every open trace now, whatever its state (end of a file, a final drain). */
