@@ -285,6 +285,9 @@ interface BacklogRound {
   pausedMs: number
   scores: number
   lateSpans: number
+  /** Most spans (and their bytes) buffered at once. */
+  peakSpans: number
+  peakBytes: number
 }
 
 /**
@@ -322,10 +325,14 @@ async function backlogRead(topic: string, records: number): Promise<BacklogRound
   const pipeline = createPipeline(config, { logger, extraSinks: [count] })
   let first = 0
   let last = 0
+  let peakSpans = 0
+  let peakBytes = 0
   await pipeline.start()
   const deadline = Date.now() + 600_000
   for (;;) {
     const s = pipeline.stats()
+    peakSpans = Math.max(peakSpans, s.bufferedSpans)
+    peakBytes = Math.max(peakBytes, s.bufferedBytes)
     if (first === 0 && s.records > 0) first = performance.now()
     if (s.records >= records && s.bufferedSpans === 0 && s.queuedTraces === 0 && s.inFlightTraces === 0) {
       last = performance.now()
@@ -337,7 +344,7 @@ async function backlogRead(topic: string, records: number): Promise<BacklogRound
   if (pausedAt !== undefined) pausedMs += last - pausedAt
   const { lateSpans } = pipeline.stats()
   await pipeline.stop()
-  return { ms: last - first, pausedMs, scores, lateSpans }
+  return { ms: last - first, pausedMs, scores, lateSpans, peakSpans, peakBytes }
 }
 
 /**
@@ -377,6 +384,10 @@ export async function runBacklog(rounds = 100, repeats = 2): Promise<PipelineBen
   const rate = (spans.length * 1000) / best
   const bareRate = (spans.length * 1000) / bareMs
   const seconds = (ms: number) => (ms / 1000).toFixed(1)
+  // The default caps of this process (before issue 22: 200,000 spans, 256 MiB), paused at 80%.
+  const { maxBufferedSpans, maxBufferedBytes } = resolveConfig({}, {}).assembly
+  const pauseAtSpans = Math.floor(maxBufferedSpans * 0.8)
+  const pauseAtBytes = Math.floor(maxBufferedBytes * 0.8)
   const each = (f: (r: BacklogRound) => string) => reads.map(f).join(' / ')
   const row = (measure: string, value: string, baseline = '-', ratio = '-'): PipelineBenchRow => ({
     measure,
@@ -396,6 +407,10 @@ export async function runBacklog(rounds = 100, repeats = 2): Promise<PipelineBen
     row(
       'backlog: s paused on a full buffer of s reading, each read',
       each((r) => `${seconds(r.pausedMs)} of ${seconds(r.ms)}`),
+    ),
+    row(
+      `backlog: most spans buffered at once (MB), each read; reading pauses at ${fmt(pauseAtSpans)} spans or ${fmt(pauseAtBytes / 2 ** 20)} MB`,
+      each((r) => `${fmt(r.peakSpans)} (${fmt(r.peakBytes / 2 ** 20)})`),
     ),
     row(
       `backlog: scores missing of ${fmt(expected)}, each read`,
