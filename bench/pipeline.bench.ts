@@ -319,7 +319,9 @@ async function backlogRead(topic: string, records: number): Promise<BacklogRound
   )
   const count: Sink = {
     name: 'count',
-    deliver: async (r) => void (scores += r.length),
+    deliver: async (r) => {
+      scores += r.length
+    },
     close: async () => {},
   }
   const pipeline = createPipeline(config, { logger, extraSinks: [count] })
