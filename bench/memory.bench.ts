@@ -93,7 +93,16 @@ function forEachPayload(each: (payload: Buffer) => void): void {
   closeSync(fd)
 }
 
-function measure(name: string, options: { maxBufferedSpans?: number }): MemoryBenchRow {
+/** Options of one case; `wallClock`: an epoch-ms clock and Kafka record times, as in production. */
+interface CaseOptions {
+  maxBufferedSpans?: number
+  wallClock?: boolean
+}
+
+/** An epoch-ms instant (2026-12-03): what `Date.now()` and Kafka record timestamps look like. */
+const EPOCH_MS = 1_796_300_000_000
+
+function measure(name: string, options: CaseOptions): MemoryBenchRow {
   // Warm-up: decode everything once without keeping it, so the runtime's working set for decoding
   // (V8's young generation grows to tens of MB under any allocation-heavy load) is in the baseline
   // and the growth measured below is what the buffer holds.
@@ -102,19 +111,24 @@ function measure(name: string, options: { maxBufferedSpans?: number }): MemoryBe
   })
   settle()
   const before = process.memoryUsage()
+  let record = 0
   const assembler = new TraceAssembler<number>({
     isAgentRunSpan: isGeneratedAgentSpan,
-    now: () => 0, // time stands still: nothing settles, everything stays buffered
+    // Time stands still (or, on the wall clock, nothing is ever quiet long enough): nothing
+    // settles, everything stays buffered.
+    now: options.wallClock ? () => EPOCH_MS + record : () => 0,
+    settleMs: options.wallClock ? Number.MAX_SAFE_INTEGER : undefined,
+    maxTraceAgeMs: options.wallClock ? Number.MAX_SAFE_INTEGER : undefined,
     maxBufferedSpans: options.maxBufferedSpans ?? Number.MAX_SAFE_INTEGER,
     maxBufferedBytes: Number.MAX_SAFE_INTEGER,
   })
   let maxSeen = 0
-  let record = 0
   let half: { rss: number; heap: number; bytes: number } | undefined
   forEachPayload((payload) => {
     // What the span source does: the record reader's scan (or decode), into the assembler. A copy
     // of the payload, as a Kafka client hands out a fresh buffer per fetch (`forEachPayload` reuses one).
-    assembler.addBatch(readSpans(Buffer.from(payload), 'otlp_proto'), record++, payload.length)
+    const eventMs = options.wallClock ? EPOCH_MS + record : undefined
+    assembler.addBatch(readSpans(Buffer.from(payload), 'otlp_proto'), record++, payload.length, eventMs)
     const stats = assembler.stats()
     maxSeen = Math.max(maxSeen, stats.bufferedSpans)
     if (record % 100 === 0) assembler.takeReady() // drops what the cap released
@@ -177,8 +191,9 @@ export function run(): MemoryBenchRow[] {
   })
 }
 
-const CASES: [string, { maxBufferedSpans?: number }, string[]?][] = [
+const CASES: [string, CaseOptions, string[]?][] = [
   ['100,000 buffered GenAI spans', {}],
+  ['100,000 buffered GenAI spans, epoch-ms clock and record times (as from Kafka)', { wallClock: true }],
   ['same input, maxBufferedSpans 50,000', { maxBufferedSpans: 50_000 }],
   // V8's young generation grows to tens of MB under a buffering load; capped, RSS follows the heap.
   ['100,000 buffered GenAI spans, node --max-semi-space-size=8', {}, ['--max-semi-space-size=8']],

@@ -1,3 +1,8 @@
+import { defaultMaxBufferedBytes, spanCapFor } from './buffer-limits.ts'
+
+/** The span buffer's byte cap when none is configured: from this process's memory limit. */
+const maxBufferedBytes = defaultMaxBufferedBytes()
+
 /**
  * Every default of the configuration, in one object: the schema fills them in, and a stage built
  * without the resolved config (a library user, a test) falls back to the same values, so a stage
@@ -19,8 +24,9 @@ export const configDefaults = {
   assembly: {
     settleMs: 2_000,
     maxTraceAgeMs: 120_000,
-    maxBufferedSpans: 200_000,
-    maxBufferedBytes: 256 * 1024 * 1024,
+    /** Follows the byte cap (`spanCapFor`): set alone, `maxBufferedBytes` moves it too. */
+    maxBufferedSpans: spanCapFor(maxBufferedBytes),
+    maxBufferedBytes,
     rescoreLateSpans: false,
     maxInFlightTraces: 256,
   },

@@ -69,6 +69,14 @@ describe('resolveConfig', () => {
     expect(message).not.toContain('hunter2')
   })
 
+  it('sizes the span buffer by its bytes: the span cap follows the byte cap unless set', () => {
+    const config = resolveConfig({}, { TRACESCORE_MAX_BUFFERED_BYTES: String(512 * 1024 * 1024) })
+    expect(config.assembly.maxBufferedBytes).toBe(512 * 1024 * 1024)
+    expect(config.assembly.maxBufferedSpans).toBe(2 * 1024 * 1024)
+    const both = resolveConfig({ assembly: { maxBufferedBytes: 1_000_000, maxBufferedSpans: 10 } }, {})
+    expect(both.assembly).toMatchObject({ maxBufferedBytes: 1_000_000, maxBufferedSpans: 10 })
+  })
+
   it('accepts any object with id and run() as a scorer', () => {
     const config = resolveConfig({ scorers: { len: { scorer, sampling: { type: 'ratio', rate: 0.5 } } } }, {})
     expect(config.scorers.len?.scorer).toBe(scorer)
@@ -81,6 +89,8 @@ describe('resolveConfig', () => {
     ['bad encoding', { kafka: { encoding: 'avro' } }, {}, 'kafka.encoding'],
     ['bad encoding from env', {}, { TRACESCORE_KAFKA_ENCODING: 'xml' }, 'kafka.encoding: Invalid option'],
     ['negative settle', { assembly: { settleMs: -1 } }, {}, 'assembly.settleMs'],
+    ['zero byte cap', { assembly: { maxBufferedBytes: 0 } }, {}, 'assembly.maxBufferedBytes'],
+    ['byte cap from env', {}, { TRACESCORE_MAX_BUFFERED_BYTES: '1GiB' }, 'assembly.maxBufferedBytes'],
     [
       'rate above 1',
       { scorers: { s: { scorer, sampling: { type: 'ratio', rate: 2 } } } },

@@ -32,6 +32,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
     parse: (raw) => ({ true: true, '1': true, false: false, '0': false })[raw] ?? raw,
   },
   TRACESCORE_LEDGER_TOPIC: { path: ['ledger', 'topic'], parse: String },
+  TRACESCORE_MAX_BUFFERED_BYTES: { path: ['assembly', 'maxBufferedBytes'], parse: Number },
   TRACESCORE_METRICS_PORT: { path: ['metrics', 'port'], parse: Number },
   TRACESCORE_METRICS_HOST: { path: ['metrics', 'host'], parse: String },
   TRACESCORE_LOG_LEVEL: { path: ['log', 'level'], parse: String },

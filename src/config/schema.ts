@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
 import { RUN_PARTS } from '../model/index.ts'
+import { spanCapFor } from './buffer-limits.ts'
 import { configDefaults as d } from './defaults.ts'
 import { httpUrlProblem } from './http-url.ts'
 
@@ -161,13 +162,16 @@ export const configSchema = z
       .object({
         settleMs: z.number().int().nonnegative().default(d.assembly.settleMs),
         maxTraceAgeMs: z.number().int().positive().default(d.assembly.maxTraceAgeMs),
-        maxBufferedSpans: z.number().int().positive().default(d.assembly.maxBufferedSpans),
+        /** Default: follows `maxBufferedBytes` (`spanCapFor`). */
+        maxBufferedSpans: z.number().int().positive().optional(),
+        /** Default: a quarter of the process's memory limit (`defaultMaxBufferedBytes`). */
         maxBufferedBytes: z.number().int().positive().default(d.assembly.maxBufferedBytes),
         rescoreLateSpans: z.boolean().default(d.assembly.rescoreLateSpans),
         /** Traces scored and delivered at once (judge calls stay bounded by judges.*). */
         maxInFlightTraces: z.number().int().positive().default(d.assembly.maxInFlightTraces),
       })
       .strict()
+      .transform((a) => ({ ...a, maxBufferedSpans: a.maxBufferedSpans ?? spanCapFor(a.maxBufferedBytes) }))
       .prefault({}),
     /** The score ledger (src/ledger): a run already scored is not scored again, its score re-delivered. */
     ledger: z

@@ -20,6 +20,11 @@ export interface RecordBatch {
   topic: string
   partition: number
   records: readonly ConsumedRecord[]
+  /**
+   * The partition's high watermark (its end offset) as the fetch reported it, when known: records
+   * at or past it were not written yet, so a member that read up to it has nothing left to read.
+   */
+  highWatermark?: string
 }
 
 /** An offset to commit: Kafka semantics, the next offset to read. */

@@ -66,7 +66,12 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   const eachBatch = (handlers: ConsumerHandlers) => async (payload: EachBatchPayload) => {
     const { batch, isRunning, isStale, resolveOffset, heartbeat } = payload
     if (dead || !isRunning() || isStale()) return
-    const last = await handlers.onBatch({ topic, partition: batch.partition, records: batch.messages })
+    const last = await handlers.onBatch({
+      topic,
+      partition: batch.partition,
+      records: batch.messages,
+      highWatermark: batch.highWatermark,
+    })
     // Move the fetch position only over what was consumed, and not after a seek made the batch stale.
     if (last !== undefined && !isStale()) resolveOffset(last)
     await heartbeat()

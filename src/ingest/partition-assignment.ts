@@ -2,6 +2,7 @@ import type { Logger } from '../ops/logger.ts'
 import type { ConsumerPort } from './consumer-port.ts'
 import type { DeliveryQueue } from './delivery-queue.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
+import type { PartitionWatermark } from './partition-watermark.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 import type { IngestedTrace } from './trace-handoff.ts'
 
@@ -11,6 +12,8 @@ export interface AssignmentContext {
   consumer: ConsumerPort
   tracker: OffsetTracker
   assembler: TraceAssembler<RecordRef>
+  /** Partitions no longer assigned stop holding the watermark. */
+  watermark?: PartitionWatermark
   queue: DeliveryQueue<IngestedTrace>
   /** Where partitions not read yet start instead of the committed offset (a replay). */
   startOffsets: ReadonlyMap<number, string>
@@ -28,6 +31,7 @@ export interface AssignmentContext {
  */
 export function applyAssignment(partitions: readonly number[], ctx: AssignmentContext): number[] {
   const { topic, consumer, tracker } = ctx
+  ctx.watermark?.assign(partitions)
   const lost = new Set<number>()
   for (const { partition } of tracker.assigned()) {
     const position = tracker.readPosition(topic, partition)

@@ -5,6 +5,7 @@ import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import { decodeOtlpTraces, detectOtlpEncoding, type OtlpEncodingOption } from './decode/index.ts'
 import { scanOtlpProto } from './decode/scan-proto.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
+import type { PartitionWatermark } from './partition-watermark.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
@@ -22,6 +23,8 @@ interface RecordReaderOptions {
   tracker: OffsetTracker
   deadLetters: DeadLetterProducer
   logger: Logger
+  /** Told how far each batch advanced its partition (record times, read to the end or not). */
+  watermark?: PartitionWatermark
 }
 
 /** Reads batches of OTLP records into the assembler. */
@@ -38,7 +41,7 @@ export interface RecordReader {
 
 /** Creates the record reader. */
 export function createRecordReader(options: RecordReaderOptions): RecordReader {
-  const { encoding, assembler, tracker, deadLetters, logger } = options
+  const { encoding, assembler, tracker, deadLetters, logger, watermark } = options
   const counters: ReadCounters = { records: 0, emptyRecords: 0, spans: 0 }
 
   const readRecord = (record: ConsumedRecord, ref: RecordRef, bad: BadRecord[], badRefs: RecordRef[]) => {
@@ -58,7 +61,7 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       return
     }
     counters.spans += spans.length
-    const { traces } = assembler.addBatch(spans, ref, value.length)
+    const { traces } = assembler.addBatch(spans, ref, value.length, recordTimeMs(record))
     tracker.hold(ref, traces)
     tracker.release(ref)
   }
@@ -81,16 +84,42 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       const bad: BadRecord[] = []
       const badRefs: RecordRef[] = []
       let last: string | undefined
+      let latestMs: number | undefined
+      let reachedEnd = false
       for (const record of batch.records) {
-        if (endOffset !== undefined && Number(record.offset) >= endOffset) break
+        if (endOffset !== undefined && Number(record.offset) >= endOffset) {
+          reachedEnd = true
+          break
+        }
         readRecord(record, tracker.open(batch.topic, batch.partition, record.offset), bad, badRefs)
         last = record.offset
+        const time = recordTimeMs(record)
+        if (time !== undefined && (latestMs === undefined || time > latestMs)) latestMs = time
       }
       if (bad.length > 0) sendDeadLetters(bad, badRefs)
+      watermark?.advance(batch.partition, latestMs, reachedEnd || readToEnd(batch, last))
       return last
     },
     counters: () => ({ ...counters }),
   }
+}
+
+/** A record's time (its Kafka timestamp, epoch ms), if it has one. */
+function recordTimeMs(record: ConsumedRecord): number | undefined {
+  if (record.timestamp === undefined) return undefined
+  const time = Number(record.timestamp)
+  return Number.isFinite(time) && time >= 0 ? time : undefined
+}
+
+/**
+ * True when reading reached the partition's end as the fetch saw it (its high watermark); a batch
+ * that does not say counts as read to the end (the clock alone then settles its traces).
+ */
+function readToEnd(batch: RecordBatch, last: string | undefined): boolean {
+  if (batch.highWatermark === undefined) return true
+  const end = Number(batch.highWatermark)
+  const next = last === undefined ? Number(batch.records[0]?.offset ?? end) : Number(last) + 1
+  return next >= end
 }
 
 /**

@@ -78,6 +78,8 @@ function harness(
     createConsumer?: (topic: MemoryTopic) => MemoryConsumer
     source?: Partial<SpanSourceOptions<IngestedTrace>>
     recoveryRetries?: number
+    /** The time of the record at `offset` of `partition` (records have none without it). */
+    timeOf?: (partition: number, offset: number) => number
   } = {},
 ): Harness {
   const partitions = options.partitions ?? 2
@@ -93,7 +95,8 @@ function harness(
         Array.from({ length: options.bad.count }, () => ({ value: 'not protobuf \u00ff' })),
       )
     const offset = topic.records(partition).length
-    topic.append(partition, [{ key: traceId, value: encodeOtlpProto(spans) }])
+    const timestamp = options.timeOf?.(partition, offset)
+    topic.append(partition, [{ key: traceId, value: encodeOtlpProto(spans), timestamp }])
     placed.push({ traceId, partition, offset, agentSpanIds: agentIds.get(traceId) ?? [] })
   })
   const consumers: MemoryConsumer[] = []
@@ -173,6 +176,26 @@ function expectScoredOnceAndDelivered(h: Harness) {
 }
 
 describe('span source on the in-memory consumer port', () => {
+  it('lets traces waiting for a lagging partition settle by the clock while a full buffer pauses reading', async () => {
+    // Partition 1's records are far older than partition 0's, and it lags (read 3 records a
+    // fetch): partition 0's traces wait for it. The buffer fills and pauses reading, partition 1
+    // included, so the watermark cannot move: traces then settle by the clock, not at maxTraceAgeMs.
+    let pausedSeen = false
+    const h = harness({
+      runs: 60,
+      timeOf: (partition, offset) => (partition === 0 ? 10_000_000 : 1_000_000) + offset,
+      source: { pauseAtBufferedSpans: 30, maxTraceAgeMs: 3_600_000 },
+      sink: () => {
+        pausedSeen ||= h.source.stats().paused
+      },
+    })
+    await h.source.start()
+    await untilCommittedToEnd(h)
+    expectScoredOnceAndDelivered(h)
+    expect(pausedSeen).toBe(true)
+    expect(h.source.stats()).toMatchObject({ lateSpans: 0, tracesIncomplete: 0 })
+  })
+
   it('scores every run once, delivers it and commits every partition to its end', async () => {
     const h = harness()
     await h.source.start()

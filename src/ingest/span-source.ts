@@ -1,7 +1,8 @@
+import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy, Sleep } from '../sink/retry-policy.ts'
-import { type IngestLoad, shouldPause } from './backpressure.ts'
+import { bufferHoldsReading, type IngestLoad, shouldPause } from './backpressure.ts'
 import type { ConsumerHandlers, ConsumerPort, RecordBatch } from './consumer-port.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
 import type { OtlpEncodingOption } from './decode/index.ts'
@@ -9,6 +10,7 @@ import type { DeliveryTarget } from './delivery-queue.ts'
 import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
+import { PartitionWatermark } from './partition-watermark.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
 import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 import {
@@ -21,7 +23,7 @@ import {
 export type { IngestedTrace }
 
 /** Settings of the span source. */
-export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'> {
+export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now' | 'watermark'> {
   /** The consumer-group member to read through (kafkajs, supervised, or in memory). */
   consumer: ConsumerPort
   topic: string
@@ -38,8 +40,10 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now'>
   maxInFlightTraces?: number
   /** Pause reading when released traces not yet delivered reach this. Default 1,000. */
   maxQueuedTraces?: number
-  /** Pause reading when buffered spans reach this. Default 80% of `maxBufferedSpans` (200,000). */
+  /** Pause reading when buffered spans reach this. Default 80% of `maxBufferedSpans`. */
   pauseAtBufferedSpans?: number
+  /** Pause reading when buffered bytes reach this. Default 80% of `maxBufferedBytes`. */
+  pauseAtBufferedBytes?: number
   /** How often ready traces, backpressure and commits are looked at. Default 100 ms. */
   tickMs?: number
   /** How often finished offsets are committed; `false` never commits (a replay). Default 1,000 ms. */
@@ -115,9 +119,17 @@ export interface SpanSource {
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  const assembler = new TraceAssembler<RecordRef>({ ...options, now })
+  // Settling follows the data when partitions advance unevenly (see PartitionWatermark), except
+  // while a full buffer holds reading paused: no partition can advance then, and traces waiting
+  // for a lagging one would wait for maxTraceAgeMs; they settle by the clock instead.
+  const watermark = new PartitionWatermark()
+  const assembler = new TraceAssembler<RecordRef>({
+    ...options,
+    now,
+    watermark: () => (backpressure.bufferFull() ? undefined : watermark.current()),
+  })
   const tracker = new OffsetTracker()
-  const reader = createRecordReader({ ...options, assembler, tracker })
+  const reader = createRecordReader({ ...options, assembler, tracker, watermark })
   const failure = settleOnce<unknown>()
   const caughtUp = settleOnce<void>()
   const handoff = createTraceHandoff({
@@ -138,14 +150,14 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   })
   const backpressure = backpressureOf(options, consumer, logger)
   const load = () => ({
-    bufferedSpans: assembler.stats().bufferedSpans,
+    ...assemblerLoad(assembler),
     queuedTraces: handoff.queue.waiting() + handoff.queue.inFlight(),
   })
   const ends = options.endOffsets && new Map([...options.endOffsets].map(([p, o]) => [p, Number(o)]))
   const startOffsets = new Map(options.startOffsets ?? [])
   const state: SourceState = { joined: false, started: false, stopping: false, rebalances: 0, crashes: 0 }
   let timer: NodeJS.Timeout | undefined
-  const assignment = { ...options, tracker, assembler, queue: handoff.queue, startOffsets }
+  const assignment = { ...options, tracker, assembler, watermark, queue: handoff.queue, startOffsets }
   const handlers = consumerHandlers({
     ...options,
     state,
@@ -216,6 +228,8 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
 /** The consumer's pause state, driven by the load. */
 interface Backpressure {
   paused(): boolean
+  /** True while reading is paused and the buffer alone would keep it so (see `bufferHoldsReading`). */
+  bufferFull(): boolean
   apply(load: IngestLoad): void
 }
 
@@ -281,22 +295,40 @@ function assemblerStats(assembler: TraceAssembler<RecordRef>) {
   return { lateSpans, bufferedSpans, bufferedBytes, openTraces }
 }
 
+/** What of the assembler's totals backpressure looks at. */
+function assemblerLoad(assembler: TraceAssembler<RecordRef>) {
+  const { bufferedSpans, bufferedBytes } = assembler.stats()
+  return { bufferedSpans, bufferedBytes }
+}
+
 /** Pauses and resumes the consumer as `shouldPause` decides, logging each change. */
 function backpressureOf(
-  options: Pick<SpanSourceOptions<unknown>, 'pauseAtBufferedSpans' | 'maxBufferedSpans' | 'maxQueuedTraces'>,
+  options: Pick<
+    SpanSourceOptions<unknown>,
+    | 'pauseAtBufferedSpans'
+    | 'pauseAtBufferedBytes'
+    | 'maxBufferedSpans'
+    | 'maxBufferedBytes'
+    | 'maxQueuedTraces'
+  >,
   consumer: ConsumerPort,
   logger: Logger,
 ): Backpressure {
+  const maxBufferedBytes = options.maxBufferedBytes ?? configDefaults.assembly.maxBufferedBytes
+  const maxBufferedSpans = options.maxBufferedSpans ?? spanCapFor(maxBufferedBytes)
   const limits = {
-    pauseAtBufferedSpans:
-      options.pauseAtBufferedSpans ?? Math.floor((options.maxBufferedSpans ?? 200_000) * 0.8),
+    pauseAtBufferedSpans: options.pauseAtBufferedSpans ?? Math.floor(maxBufferedSpans * 0.8),
+    pauseAtBufferedBytes: options.pauseAtBufferedBytes ?? Math.floor(maxBufferedBytes * 0.8),
     maxQueuedTraces: options.maxQueuedTraces ?? 1_000,
   }
   let paused = false
+  let bufferFull = false
   return {
     paused: () => paused,
+    bufferFull: () => bufferFull,
     apply(load: IngestLoad) {
       const next = shouldPause(paused, load, limits)
+      bufferFull = next && bufferHoldsReading(load, limits)
       if (next === paused) return
       paused = next
       if (paused) consumer.pause()

@@ -3,12 +3,14 @@ import type { Span } from '../model/index.ts'
 import { decodeOtlpTraces } from './decode/index.ts'
 import { decodeWork } from './decode/protobuf-reader.ts'
 import { scanOtlpProto } from './decode/scan-proto.ts'
+import { PartitionWatermark } from './partition-watermark.ts'
 import { encodeOtlpProto, generateAgentTraffic, isGeneratedAgentSpan } from './testing/agent-traffic.ts'
 import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 
 const T1 = 'a'.repeat(32)
 const T2 = 'b'.repeat(32)
 const T3 = 'c'.repeat(32)
+const T4 = 'd'.repeat(32)
 
 const span = (traceId: string, spanId: string, extra: Partial<Span> = {}): Span => ({
   traceId,
@@ -364,5 +366,128 @@ describe('TraceAssembler on scanned protobuf records', () => {
         .spans.map((s) => s.spanId)
         .sort(),
     )
+  })
+})
+
+describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
+  const A = 0
+  const B = 1
+  const C = 2
+  /** An assembler reading partitions A, B (and C) whose records carry times from 10,000 ms on. */
+  const evented = () => {
+    const watermark = new PartitionWatermark()
+    const { clock, assembler } = setup({ watermark: () => watermark.current() })
+    /** Reads one record of `partition` with time `at`; `toEnd` when it is the partition's last. */
+    const read = (partition: number, at: number, spans: Span[], ref: string, toEnd = false) => {
+      assembler.add(spans, ref, undefined, at)
+      watermark.advance(partition, at, toEnd)
+    }
+    return { clock, assembler, watermark, read }
+  }
+
+  it('in a backlog where B lags A, keeps A traces whose spans are still unread on B', () => {
+    const { clock, assembler, read } = evented()
+    // Written live at 10,000: T1's agent span went to A, its tool span to B (null keys).
+    // A is read far ahead (to 30,000); B only to 9,000, before T1's record there.
+    read(B, 9_000, [agent(T2, '20', { parentSpanId: undefined })], 'b1')
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    read(A, 30_000, [span(T3, '30', { parentSpanId: undefined })], 'a2')
+    clock.t += 5_000 // long past the quiet period on the clock
+    // T2 (9,000) is behind the watermark (9,000) by less than settleMs: it waits too.
+    expect(assembler.takeReady()).toEqual([])
+    read(B, 10_000, [span(T1, '11', { parentSpanId: '10' })], 'b2')
+    read(B, 10_500, [span(T4, '40', { parentSpanId: undefined })], 'b3')
+    clock.t += 5_000
+    // The watermark (10,500) passed T2 by 1,500 ms: T2 is ready; T1 (10,000) needs 11,000.
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
+    read(B, 11_000, [span(T4, '41')], 'b4')
+    clock.t += 999
+    // The watermark passed T1 by settleMs, but T4 got a span less than settleMs ago on the clock.
+    const ready = assembler.takeReady()
+    expect(ready.map((t) => t.traceId)).toEqual([T1])
+    expect(ready[0]).toMatchObject({ incomplete: false, reason: 'settled', recordRefs: ['a1', 'b2'] })
+    expect(ready[0]!.spans.map((s) => s.spanId)).toEqual(['10', '11'])
+    expect(assembler.stats().lateSpans).toBe(0)
+  })
+
+  it('does not let an idle partition (read to its end) hold the others back', () => {
+    const { clock, assembler, read } = evented()
+    read(C, 1_000, [span(T3, '30', { parentSpanId: undefined })], 'c1', true) // C: nothing more to read
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    read(B, 12_000, [span(T2, '20', { parentSpanId: undefined })], 'b1')
+    clock.t += 1_000
+    // The watermark is A's 10,000 (C is idle): T3 (1,000) is released, T1 waits for A.
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T3])
+    read(A, 11_000, [span(T4, '40')], 'a2')
+    clock.t += 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+  })
+
+  it('settles live traffic (every partition read to its end) by the clock alone', () => {
+    const { clock, assembler, watermark, read } = evented()
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1', true)
+    read(B, 10_000, [span(T1, '11', { parentSpanId: '10' })], 'b1', true)
+    expect(watermark.current()).toBeUndefined()
+    clock.t += 999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    expect(assembler.takeReady()).toMatchObject([{ traceId: T1, reason: 'settled', incomplete: false }])
+  })
+
+  it('still needs the quiet period on the clock when the watermark is far ahead', () => {
+    const { clock, assembler, read } = evented()
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    read(A, 50_000, [span(T2, '20')], 'a2')
+    clock.t += 999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+  })
+
+  it('bounds a trace the watermark holds by maxTraceAgeMs', () => {
+    const { clock, assembler, read } = evented()
+    read(B, 1_000, [span(T2, '20')], 'b1') // B lags and never advances
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    clock.t += 59_999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    expect(assembler.takeReady()).toMatchObject([
+      { traceId: T2, reason: 'age', incomplete: true },
+      { traceId: T1, reason: 'age', incomplete: false },
+    ])
+  })
+
+  it('keeps comparing record times a week apart (beyond what it keeps relative to one base)', () => {
+    const { clock, assembler, read } = evented()
+    const week = 7 * 24 * 3600 * 1000
+    read(B, 1_000, [span(T2, '20', { parentSpanId: undefined })], 'b1')
+    read(A, week + 1_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    clock.t += 2_000
+    expect(assembler.takeReady()).toEqual([]) // B lags at 1,000: T2 needs 2,000, T1 a week more
+    read(B, week + 2_000, [span(T3, '30')], 'b2')
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2]) // the watermark is A's week + 1,000
+    read(A, week + 3_000, [span(T4, '40')], 'a2')
+    clock.t += 2_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+  })
+
+  it('waits again for a trace that got a later span while it waited for the watermark', () => {
+    const { clock, assembler, read } = evented()
+    read(B, 1_000, [span(T2, '20')], 'b1')
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    clock.t += 2_000
+    expect(assembler.takeReady()).toEqual([]) // T1 waits for the watermark
+    read(A, 20_000, [span(T1, '11', { parentSpanId: '10' })], 'a2')
+    read(B, 12_000, [span(T2, '21')], 'b2')
+    clock.t += 2_000
+    // The watermark (12,000) passed T1's first record, not its latest (20,000).
+    expect(assembler.takeReady()).toEqual([])
+    read(B, 21_000, [span(T2, '22')], 'b3')
+    read(A, 22_000, [span(T3, '30')], 'a3')
+    clock.t += 2_000
+    const ready = assembler.takeReady()
+    expect(ready.map((t) => t.traceId)).toEqual([T1])
+    expect(ready[0]!.spans.map((s) => s.spanId)).toEqual(['10', '11'])
   })
 })

@@ -1,5 +1,7 @@
+import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
 import type { Span } from '../model/index.ts'
+import { KeyedMinHeap } from './keyed-min-heap.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 
 /** Settings of the trace assembler; every duration is in milliseconds of the injected clock. */
@@ -23,13 +25,28 @@ export interface TraceAssemblerOptions {
   isGenAiSpan?: (span: Span) => boolean
   /** The clock, epoch milliseconds. Defaults to `Date.now`. */
   now?: () => number
-  /** Quiet period: a trace is ready when no span of it arrived for this long. Default `assembly.settleMs` (2,000). */
+  /**
+   * The event-time watermark of the partitions read (`PartitionWatermark.current`), epoch ms:
+   * every partition not idle has been read up to a record this late. While it is defined, a trace
+   * is ready only once it passed the trace's latest record time (`addBatch`'s `eventMs`) by
+   * `settleMs`, on top of the quiet period on the clock. Absent, or undefined (every partition
+   * idle: live traffic), the clock alone settles traces.
+   */
+  watermark?: () => number | undefined
+  /**
+   * Quiet period: a trace is ready when no span of it arrived for this long, and (with a
+   * watermark) when the watermark passed its latest record time by this much. Default
+   * `assembly.settleMs` (2,000).
+   */
   settleMs?: number
   /** A trace buffered this long is finalized as it is, flagged incomplete. Default `assembly.maxTraceAgeMs` (120,000). */
   maxTraceAgeMs?: number
-  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default `assembly.maxBufferedSpans`. */
+  /** Cap on buffered spans; beyond it the oldest traces are finalized. Default: follows `maxBufferedBytes` (`spanCapFor`). */
   maxBufferedSpans?: number
-  /** Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default `assembly.maxBufferedBytes`. */
+  /**
+   * Cap on buffered bytes (payload bytes apportioned per span); oldest finalized first. Default
+   * `assembly.maxBufferedBytes` (a quarter of the process's memory limit).
+   */
   maxBufferedBytes?: number
   /** Late spans of an already released trace re-release it, superseding the earlier release. */
   rescoreLateSpans?: boolean
@@ -176,6 +193,11 @@ interface OpenTrace<R> extends HeldSpans {
   bytes: number
   firstSeenMs: number
   lastSpanMs: number
+  /**
+   * Latest record time of the trace's spans, relative to the assembler's `eventBaseMs` (small
+   * integers stay unboxed in V8); {@link NO_EVENT_TIME} when its records carried none.
+   */
+  lastEventMs: number
   agentSpanIds: string[]
   unendedAgents: number
   hasRoot: boolean
@@ -211,18 +233,28 @@ function heldIds(held: HeldSpans['held']): Set<string> {
   return ids
 }
 
+/** A trace's `lastEventMs` when none of its records had a time: the watermark never holds it. */
+const NO_EVENT_TIME = -(2 ** 30)
+/** Relative record times stay within ±this (small integers); beyond, the base moves (`rebaseEvents`). */
+const EVENT_RANGE = 2 ** 29
+
 const isEnded = (span: Span): boolean => span.endTimeUnixNano !== '0' && span.endTimeUnixNano !== ''
 
 /**
  * Buffers spans per trace id and releases traces when their agent runs are complete: the agent
  * span arrived and ended and the trace has been quiet for `settleMs`. Traces without an agent span
  * are released once their root span arrived and settled, and every trace at `maxTraceAgeMs`.
- * Pure and synchronous: time comes from the injected clock, nothing happens between calls.
+ * When partitions advance unevenly (a backlog), settling also follows the data: with a watermark,
+ * a trace is ready only once every partition read (idle ones excepted) has advanced past its
+ * latest record time by `settleMs`, so spans still unread on a lagging partition are waited for.
+ * Pure and synchronous: time and the watermark come from injected functions, nothing happens
+ * between calls.
  */
 export class TraceAssembler<R> {
   private readonly isAgentRunSpan: (span: Span) => boolean
   private readonly isGenAiSpan: (span: Span) => boolean
   private readonly now: () => number
+  private readonly watermark: () => number | undefined
   private readonly settleMs: number
   private readonly maxTraceAgeMs: number
   private readonly maxBufferedSpans: number
@@ -257,6 +289,14 @@ export class TraceAssembler<R> {
   private unsettledMs: number[] = []
   private unsettledHead = 0
   /**
+   * Traces that settled on the clock and look complete but wait for the watermark, by their
+   * `lastEventMs` (lowest first). An entry is stale once its trace left (released, dropped), got
+   * a later span (it is back in the unsettled queue) or a later record time; stale ones are skipped.
+   */
+  private awaitingWatermark = new KeyedMinHeap<OpenTrace<R>>()
+  /** Record times are kept relative to the first one seen (see `OpenTrace.lastEventMs`). */
+  private eventBaseMs: number | undefined
+  /**
    * Released traces in order of release (oldest first; entries no longer in `traces` are skipped),
    * so forgetting the oldest does not walk a Map from its start: a Map keeps the holes of deleted
    * entries until it is rehashed, and iterating it from the start after many deletions at the front
@@ -281,11 +321,12 @@ export class TraceAssembler<R> {
     this.isAgentRunSpan = options.isAgentRunSpan
     this.isGenAiSpan = options.isGenAiSpan ?? options.isAgentRunSpan
     this.now = options.now ?? Date.now
+    this.watermark = options.watermark ?? (() => undefined)
     const defaults = configDefaults.assembly
     this.settleMs = options.settleMs ?? defaults.settleMs
     this.maxTraceAgeMs = options.maxTraceAgeMs ?? defaults.maxTraceAgeMs
-    this.maxBufferedSpans = options.maxBufferedSpans ?? defaults.maxBufferedSpans
     this.maxBufferedBytes = options.maxBufferedBytes ?? defaults.maxBufferedBytes
+    this.maxBufferedSpans = options.maxBufferedSpans ?? spanCapFor(this.maxBufferedBytes)
     this.rescoreLateSpans = options.rescoreLateSpans ?? defaults.rescoreLateSpans
     this.lateWindowMs = options.lateWindowMs ?? this.maxTraceAgeMs
     this.maxReleasedTraces = options.maxReleasedTraces ?? 100_000
@@ -293,18 +334,20 @@ export class TraceAssembler<R> {
 
   /**
    * Buffers the spans of one record. `payloadBytes` (the record's value size) is apportioned over
-   * its spans for the byte cap; without it each span's size is estimated.
+   * its spans for the byte cap; without it each span's size is estimated. `eventMs` is the
+   * record's time (its Kafka timestamp), which the watermark is compared with.
    */
-  add(spans: readonly Span[], ref: R, payloadBytes?: number): AddResult {
-    return this.addBatch(spanArrayBatch(spans), ref, payloadBytes)
+  add(spans: readonly Span[], ref: R, payloadBytes?: number, eventMs?: number): AddResult {
+    return this.addBatch(spanArrayBatch(spans), ref, payloadBytes, eventMs)
   }
 
   /**
    * Buffers the spans of one record given as a batch (a scanned protobuf record: its spans are
    * decoded only when a trace of them is released with GenAI activity and its spans are read).
    */
-  addBatch(batch: SpanBatch, ref: R, payloadBytes?: number): AddResult {
+  addBatch(batch: SpanBatch, ref: R, payloadBytes?: number, eventMs?: number): AddResult {
     const now = this.now()
+    const event = this.relativeEventMs(eventMs)
     const count = batch.length
     const perSpanBytes = payloadBytes !== undefined && count > 0 ? payloadBytes / count : -1
     let traces = 0
@@ -332,11 +375,12 @@ export class TraceAssembler<R> {
         }
       }
       if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
+      if (event > trace.lastEventMs) trace.lastEventMs = event
     }
     if (lateByTrace !== undefined) {
       this.lateSpans += late
       for (const [traceId, indexes] of lateByTrace) {
-        if (this.reopen(traceId, batch, indexes, perSpanBytes, now, ref)) traces++
+        if (this.reopen(traceId, batch, indexes, perSpanBytes, now, ref, event)) traces++
       }
     }
     this.enforceCaps()
@@ -346,6 +390,12 @@ export class TraceAssembler<R> {
   /** Releases every trace that is ready at the clock's current time (and those the caps finalized). */
   takeReady(): ReadyTrace<R>[] {
     const now = this.now()
+    const watermark = this.watermark()
+    // The latest record time a trace may have to be ready by the watermark (relative, as stored).
+    const eventLimit =
+      watermark === undefined
+        ? Number.POSITIVE_INFINITY
+        : watermark - (this.eventBaseMs ?? watermark) - this.settleMs
     const traces = this.unsettledTraces
     const times = this.unsettledMs
     while (this.unsettledHead < traces.length) {
@@ -357,8 +407,11 @@ export class TraceAssembler<R> {
       this.unsettledHead++
       if (!current) continue
       trace.inUnsettled = false
-      if (this.looksComplete(trace)) this.release(trace, 'settled', now)
+      if (!this.looksComplete(trace)) continue
+      if (trace.lastEventMs <= eventLimit) this.release(trace, 'settled', now)
+      else this.awaitingWatermark.push(trace, trace.lastEventMs)
     }
+    this.releaseByWatermark(eventLimit, now)
     // Compact the queue once its consumed head outweighs what is left.
     if (this.unsettledHead > 1024 && this.unsettledHead * 2 > traces.length) {
       this.unsettledTraces = traces.slice(this.unsettledHead)
@@ -381,6 +434,50 @@ export class TraceAssembler<R> {
     this.compactOpenOrder()
     this.forgetReleased(now)
     return this.ready.splice(0, this.ready.length)
+  }
+
+  /** Releases the traces waiting for the watermark whose latest record time is at most `eventLimit`. */
+  private releaseByWatermark(eventLimit: number, now: number): void {
+    const waiting = this.awaitingWatermark
+    for (let key = waiting.peekKey(); key !== undefined; key = waiting.peekKey()) {
+      const trace = waiting.peek()!
+      const current = trace.isOpen && !trace.inUnsettled && trace.lastEventMs === key
+      if (current && key > eventLimit) break
+      waiting.pop()
+      if (current) this.release(trace, 'settled', now)
+    }
+    // Drop stale entries once they outnumber the open traces.
+    if (waiting.size > 1024 && waiting.size > 2 * this.openCount)
+      waiting.retain((trace, key) => trace.isOpen && !trace.inUnsettled && trace.lastEventMs === key)
+  }
+
+  /**
+   * A record time as kept in `OpenTrace.lastEventMs`: ms after `eventBaseMs`, as a small integer
+   * (`| 0`), which V8 stores in the trace itself (a fractional or large number is a separate heap
+   * object per trace). Moves the base when a time is more than about 6 days from it.
+   */
+  private relativeEventMs(eventMs: number | undefined): number {
+    if (eventMs === undefined || !Number.isFinite(eventMs)) return NO_EVENT_TIME
+    this.eventBaseMs ??= eventMs
+    const relative = eventMs - this.eventBaseMs
+    if (relative >= EVENT_RANGE || relative <= -EVENT_RANGE) {
+      this.rebaseEvents(eventMs)
+      return 0
+    }
+    return Math.ceil(relative) | 0
+  }
+
+  /** Moves `eventBaseMs` to `baseMs`, shifting the open traces' record times and the queue's keys. */
+  private rebaseEvents(baseMs: number): void {
+    const shift = baseMs - this.eventBaseMs!
+    this.eventBaseMs = baseMs
+    const moved = (time: number) =>
+      time === NO_EVENT_TIME ? time : Math.min(EVENT_RANGE, Math.max(-EVENT_RANGE, time - shift)) | 0
+    for (const trace of this.openTraces()) trace.lastEventMs = moved(trace.lastEventMs)
+    const waiting = this.awaitingWatermark
+    this.awaitingWatermark = new KeyedMinHeap()
+    for (let trace = waiting.pop(); trace !== undefined; trace = waiting.pop())
+      if (trace.isOpen) this.awaitingWatermark.push(trace, trace.lastEventMs)
   }
 
   /** Releases every open trace now, whatever its state (end of a file, a final drain). */
@@ -431,6 +528,7 @@ export class TraceAssembler<R> {
     this.unsettledTraces = []
     this.unsettledMs = []
     this.unsettledHead = 0
+    this.awaitingWatermark.clear()
     this.releasedOrder = []
     this.releasedHead = 0
     this.ready.length = 0
@@ -462,6 +560,7 @@ export class TraceAssembler<R> {
       bytes: 0,
       firstSeenMs: now,
       lastSpanMs: now,
+      lastEventMs: NO_EVENT_TIME,
       agentSpanIds: NONE,
       unendedAgents: 0,
       hasRoot: false,
@@ -540,6 +639,7 @@ export class TraceAssembler<R> {
     perSpanBytes: number,
     now: number,
     ref: R,
+    event: number,
   ): boolean {
     const released = this.traces.get(traceId) as ReleasedTrace
     const newAgent = indexes.some((i) => {
@@ -560,6 +660,7 @@ export class TraceAssembler<R> {
     released.spans = undefined // its slot in `releasedOrder` stays until forgotten: keep no spans there
     trace.refs = NONE
     for (const i of indexes) this.append(trace, batch, i, perSpanBytes, now, ref)
+    trace.lastEventMs = event
     this.rereleased++
     return true
   }

@@ -12,6 +12,8 @@ import type { CommitOffset, ConsumedRecord, ConsumerHandlers, ConsumerPort } fro
 export interface MemoryRecordInput {
   key?: Buffer | string | null
   value: Buffer | string | null
+  /** The record's time (epoch ms), as Kafka stamps records; none when absent. */
+  timestamp?: number
 }
 
 /** One member of the topic's group. */
@@ -70,7 +72,12 @@ export function createMemoryTopic(name: string, partitions = 1): MemoryTopic {
     append(partition, records) {
       const log = logs[partition]!
       for (const r of records)
-        log.push({ offset: String(log.length), key: toBuffer(r.key), value: toBuffer(r.value) })
+        log.push({
+          offset: String(log.length),
+          key: toBuffer(r.key),
+          value: toBuffer(r.value),
+          ...(r.timestamp === undefined ? {} : { timestamp: String(r.timestamp) }),
+        })
     },
     records: (partition) => logs[partition]!,
     committed: (partition) => committed.get(partition) ?? -1,
@@ -127,7 +134,8 @@ function memoryConsumer(
       if (records.length === 0) continue
       fetched = true
       const at = epoch
-      const last = await handlers!.onBatch({ topic: topic.name, partition, records })
+      const highWatermark = String(logs[partition]!.length)
+      const last = await handlers!.onBatch({ topic: topic.name, partition, records, highWatermark })
       if (last !== undefined && at === epoch && running && positions.has(partition))
         positions.set(partition, Number(last) + 1)
     }
