@@ -148,18 +148,6 @@ function noteGaps(
   }
 }
 
-/** The agent span's identity, what it lacks taken from the spans around it where the convention says so. */
-function recordedIdentity(reader: ConventionReader, agent: Span, tree: SpanTree): AgentIdentity {
-  const own = reader.identity(agent, tree)
-  const around = reader.enclosingIdentity?.(agent, tree)
-  if (!around) return own
-  return {
-    agentId: own.agentId ?? around.agentId,
-    agentName: own.agentName ?? around.agentName,
-    conversationId: own.conversationId ?? around.conversationId,
-  }
-}
-
 function buildRun(
   tree: SpanTree,
   agent: Span,
@@ -171,7 +159,7 @@ function buildRun(
   const metadata = reader.metadata(agent, notes)
   // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
   const recorded = tree.byId.has(agent.spanId)
-    ? recordedIdentity(reader, agent, tree)
+    ? reader.identity(agent, tree)
     : {
         conversationId: extraRoots
           .map((root) => readerFor(root)?.identity(root).conversationId)

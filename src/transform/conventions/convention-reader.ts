@@ -35,7 +35,11 @@ export interface ConventionReader {
   /** Whether the span was written by this convention. */
   matches(span: Span): boolean
   role(span: Span): SpanRole
-  /** Who ran; `tree` is given for a run span whose framework names the agent only on spans below it. */
+  /**
+   * Who ran; `tree` is given for a run span whose framework records its identity on other spans
+   * (LlamaIndex names the agent only below it; the OpenAI Agents SDK under Logfire keeps the
+   * conversation on its trace span above it).
+   */
   identity(span: Span, tree?: SpanTree): AgentIdentity
   /** The agent's system instructions recorded on its agent span. */
   instructions(span: Span, notes: Notes): string[] | undefined
@@ -58,11 +62,6 @@ export interface ConventionReader {
    * status (an SDK envelope around the tool's own message). Undefined: use the status.
    */
   toolError?(span: Span): string | undefined
-  /**
-   * Identity recorded on the spans around an agent span rather than on it (the OpenAI Agents
-   * SDK's `group_id` on its trace span): fills what `identity` leaves undefined.
-   */
-  enclosingIdentity?(span: Span, tree: SpanTree): AgentIdentity
   /**
    * Whether an agent-span candidate (`role` said `agent`) is the span of a run of its own, seen
    * with its trace: for conventions where the span alone cannot tell (a graph's outermost chain).

@@ -126,15 +126,15 @@ export const logfireReader: ConventionReader = {
     return 'other'
   },
   runContinuations: handoffChain,
-  identity(span): AgentIdentity {
-    return isAgentsSpan(span, AGENT_RUN) ? { agentName: readString(span.attributes, 'name') } : {}
-  },
-  enclosingIdentity(span, tree) {
-    for (let above = tree.parentOf(span); above; above = tree.parentOf(above)) {
+  identity(span, tree): AgentIdentity {
+    if (!isAgentsSpan(span, AGENT_RUN)) return {}
+    const agentName = readString(span.attributes, 'name')
+    // The OpenAI Agents SDK's conversation (`group_id`) is on its trace span, above the agent span.
+    for (let above = tree?.parentOf(span); above; above = tree?.parentOf(above)) {
       if (isAgentsSpan(above, AGENTS_TRACE))
-        return { conversationId: readString(above.attributes, 'group_id') }
+        return { agentName, conversationId: readString(above.attributes, 'group_id') }
     }
-    return {}
+    return { agentName }
   },
   instructions: () => undefined,
   agentInput: () => undefined,
