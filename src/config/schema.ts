@@ -38,7 +38,9 @@ const filter = z
     agentNames: z.array(z.string()).optional(),
     agentIds: z.array(z.string()).optional(),
     services: z.array(z.string()).optional(),
-    conventions: z.array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference', 'traceloop'])).optional(),
+    conventions: z
+      .array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference', 'traceloop', 'genkit']))
+      .optional(),
     status: z.enum(['ok', 'error']).optional(),
     /** Predicate over the run; a throw counts as "no match" (fail closed). */
     where: z.custom<(run: any) => boolean>((v) => typeof v === 'function', 'expected a function').optional(),

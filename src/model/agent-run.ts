@@ -1,7 +1,7 @@
 import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from './message.ts'
 
 /** The instrumentation convention an agent run was recognised from. */
-export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop'
+export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop' | 'genkit'
 
 /** One agent run found in a trace, reshaped into Mastra's scorer input/output. */
 export interface AgentRun {

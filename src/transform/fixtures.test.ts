@@ -19,6 +19,7 @@ const CONVENTION_OF_TRUTH = {
   openinference: 'openinference',
   // OpenLLMetry (Python producers traceloop and traceloop-legacy).
   traceloop: 'traceloop',
+  genkit: 'genkit',
 } as const
 
 function textOf(message: MastraDBMessage): string {
