@@ -3,6 +3,7 @@ import { aiSdkReader } from './conventions/ai-sdk.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
+import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
 import { mastraReader } from './conventions/mastra.ts'
@@ -29,6 +30,7 @@ const READERS: readonly ConventionReader[] = [
   smolagentsReader,
   crewAiReader,
   openInferenceReader,
+  genkitReader,
 ]
 
 /** A span's reader and role, read once while one trace is extracted. */

@@ -16,6 +16,10 @@ const CLASSIFYING_KEYS = new Set([
   'llm.request.type',
   // CrewAI's delegation tool heads the coworker's run: its name says what the span is.
   'tool.name',
+  // Genkit: the action's kind, and `generate` (a run when called outside any flow).
+  'genkit:type',
+  'genkit:metadata:subtype',
+  'genkit:name',
 ])
 
 const agentAttributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bot' }
