@@ -122,7 +122,11 @@ export const openInferenceReader: ConventionReader = {
     return 'other'
   },
   identity(span) {
-    const name = readString(span.attributes, 'agent.name') ?? readString(span.attributes, 'graph.node.name')
+    // An AGENT span without an agent name is named after its agent (OpenAI Agents JS).
+    const name =
+      readString(span.attributes, 'agent.name') ??
+      readString(span.attributes, 'graph.node.name') ??
+      (kind(span) === 'AGENT' ? span.name : undefined)
     return {
       ...(name ? { agentName: name } : {}),
       conversationId: readString(span.attributes, 'session.id'),
