@@ -303,3 +303,46 @@ describe('LangChain.js / LangGraph.js (@arizeai/openinference-instrumentation-la
     })
   })
 })
+
+describe('LangChain.js: a system prompt flattened as its role alone', () => {
+  it('is read from the model call’s input.value', () => {
+    const scope = { name: '@arizeai/openinference-instrumentation-langchain', version: '4.1.1' }
+    const system = { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'SystemMessage'] }
+    const spans = [
+      { ...lc({ id: 'graph', name: 'support', kind: 'CHAIN', end: 100 }), scope },
+      {
+        ...lc({
+          id: 'm1',
+          parent: 'graph',
+          start: 1,
+          end: 2,
+          kind: 'LLM',
+          attributes: {
+            'input.value': JSON.stringify({
+              messages: [
+                [
+                  { ...system, kwargs: { content: [{ type: 'text', text: 'Be brief.' }] } },
+                  {
+                    ...system,
+                    id: ['langchain_core', 'messages', 'HumanMessage'],
+                    kwargs: { content: 'Hi' },
+                  },
+                ],
+              ],
+            }),
+            'input.mime_type': 'application/json',
+            'llm.input_messages.0.message.role': 'system',
+            'llm.input_messages.1.message.role': 'user',
+            'llm.input_messages.1.message.content': 'Hi',
+            'llm.output_messages.0.message.role': 'assistant',
+            'llm.output_messages.0.message.content': 'Hello!',
+          },
+        }),
+        scope,
+      },
+    ]
+    const [run] = extractAgentRuns(spans)
+    expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
+    expect(run!.output[0]!.content.content).toBe('Hello!')
+  })
+})

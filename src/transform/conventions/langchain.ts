@@ -5,7 +5,7 @@ import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
+import { flattenedDicts, ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
 const SCOPE = 'openinference.instrumentation.langchain'
@@ -74,14 +74,10 @@ export const langChainReader: ConventionReader = {
     )
   },
   modelInput(span, notes) {
-    // LangChain.js flattens tool calls and results without their ids; `input.value` holds them.
+    // LangChain.js flattens tool calls and results without their ids, and a message whose content
+    // is a list of blocks (a system prompt) as its role alone; `input.value` holds them whole.
     const flattened = openInferenceReader.modelInput(span, notes)
-    if (
-      !flattened?.some((m) =>
-        m.parts.some((p) => (p.type === 'tool-call' || p.type === 'tool-result') && !p.toolCallId),
-      )
-    )
-      return flattened
+    if (!flattenedIncomplete(span)) return flattened
     const value = ioValue(span, 'input', notes)
     return (isRecord(value) ? langChainMessages(value.messages) : undefined) ?? flattened
   },
@@ -113,6 +109,16 @@ export const langChainReader: ConventionReader = {
     span.scope.name === JS_SCOPE
       ? (exceptionMessage(span) ?? span.status.message)?.split('\n\n')[0]
       : exceptionMessage(span),
+}
+
+/** Whether a model span's flattened prompt lost something: a message's text, or a tool call's id. */
+function flattenedIncomplete(span: Span): boolean {
+  return (flattenedDicts(span.attributes, 'llm.input_messages') ?? []).some((message) => {
+    if (message.role === 'tool' && message.tool_call_id === undefined) return true
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
+    if (calls.some((call) => isRecord(call) && call.id === undefined)) return true
+    return message.content === undefined && calls.length === 0
+  })
 }
 
 /** Whether a model call is made under `span` without passing through a tool (a sub-graph's own run). */
