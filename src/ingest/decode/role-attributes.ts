@@ -22,6 +22,13 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   // OpenLLMetry / Traceloop (`llm.request.type`: LLM spans of its older instrumentations)
   'traceloop.span.kind',
   'llm.request.type',
+  // OpenAI Agents JS: its processor's trace span is the AGENT span without `graph.node.id`
+  'graph.node.id',
+  // Genkit: the action's type and subtype; a `generate` outside any action (`genkit:isRoot`) is a run
+  'genkit:type',
+  'genkit:metadata:subtype',
+  'genkit:name',
+  'genkit:isRoot',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)
