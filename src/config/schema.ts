@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
-import { RUN_PARTS } from '../model/index.ts'
+import { CONVENTIONS, RUN_PARTS } from '../model/index.ts'
 import { spanCapFor } from './buffer-limits.ts'
 import { configDefaults as d } from './defaults.ts'
 import { httpUrlProblem } from './http-url.ts'
@@ -40,9 +40,7 @@ const filter = z
     agentNames: z.array(z.string()).optional(),
     agentIds: z.array(z.string()).optional(),
     services: z.array(z.string()).optional(),
-    conventions: z
-      .array(z.enum(['mastra', 'genai', 'ai-sdk', 'openinference', 'traceloop', 'logfire']))
-      .optional(),
+    conventions: z.array(z.enum(CONVENTIONS)).optional(),
     status: z.enum(['ok', 'error']).optional(),
     /** Predicate over the run; a throw counts as "no match" (fail closed). */
     where: z.custom<(run: any) => boolean>((v) => typeof v === 'function', 'expected a function').optional(),

@@ -1,7 +1,18 @@
 import type { ScorerRunInputForAgent, ScorerRunOutputForAgent } from './message.ts'
 
 /** The instrumentation convention an agent run was recognised from. */
-export type Convention = 'mastra' | 'genai' | 'ai-sdk' | 'openinference' | 'traceloop' | 'logfire'
+export type Convention = (typeof CONVENTIONS)[number]
+
+/** Every convention a run can be recognised from. */
+export const CONVENTIONS = [
+  'mastra',
+  'genai',
+  'ai-sdk',
+  'openinference',
+  'traceloop',
+  'logfire',
+  'genkit',
+] as const
 
 /**
  * A part of an agent run that a trace may or may not record: content capture off (the default of

@@ -1,6 +1,7 @@
 /** The types the stages meet through: spans, agent runs in Mastra's message shapes, score records. */
 export {
   type AgentRun,
+  CONVENTIONS,
   type Convention,
   type RecordedParts,
   RUN_PARTS,

@@ -11,9 +11,12 @@ export function resolveIdentity(identity: AgentIdentity, metadata: Record<string
     stringOf(metadata.conversationId) ??
     stringOf(metadata.threadId) ??
     stringOf(metadata.chatId)
-  const agentId = identity.agentId ?? identity.agentName
+  const { spanName, ...recorded } = identity
+  const agentName = recorded.agentName ?? spanName
+  const agentId = recorded.agentId ?? agentName
   return {
-    ...identity,
+    ...recorded,
+    ...(agentName ? { agentName } : {}),
     ...(agentId ? { agentId } : {}),
     ...(conversationId ? { conversationId } : {}),
   }

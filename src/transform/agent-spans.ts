@@ -1,4 +1,5 @@
 import { groupByTrace, type Span } from '../model/index.ts'
+import { type ChatMessage, messageText } from './chat-message.ts'
 import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
@@ -42,8 +43,9 @@ interface TraceRuns {
 /**
  * The runs of one trace: every agent-span candidate its convention confirms, minus the spans
  * that continue another run (a handoff chain is one run) and minus wrappers. A wrapper is an
- * agent span that records no messages and makes no model or tool call of its own but holds runs
- * (a workflow or runner span around one invocation): it would only be an empty copy of them.
+ * agent span that records no messages of its own (none, or only copies of its model calls'
+ * prompt and answer) and makes no model or tool call of its own but holds runs (a workflow or
+ * runner span around one invocation): it would only be an empty copy of them.
  */
 export function findRuns(tree: SpanTree): TraceRuns {
   const confirmed: Span[] = []
@@ -86,5 +88,45 @@ function isWrapper(tree: SpanTree, run: Span, runOf: ReadonlyMap<string, Span>):
   if (worksItself || !holdsRuns) return false
   const reader = readerFor(run)
   const silent = new Notes()
-  return !reader?.agentInput(run, silent) && !reader?.agentOutput(run, silent)
+  const input = reader?.agentInput(run, silent)
+  const output = reader?.agentOutput(run, silent)
+  return (!input && !output) || liftedFromModels(tree, run, input, output)
+}
+
+/** A message list as comparable text: each message's role and text. */
+function transcript(messages: readonly ChatMessage[]): string {
+  return JSON.stringify(messages.map((message) => [message.role, messageText(message)]))
+}
+
+/**
+ * Whether a wrapper's messages are only copies of what model calls under it recorded: its input
+ * one call's prompt, its output one call's answer (OpenInference's OpenAI Agents JS processor
+ * lifts the first prompt and the last answer of the trace onto its workflow span). Such messages
+ * are not its own.
+ */
+function liftedFromModels(
+  tree: SpanTree,
+  run: Span,
+  input: ChatMessage[] | undefined,
+  output: ChatMessage[] | undefined,
+): boolean {
+  const silent = new Notes()
+  const prompt = input ? transcript(input) : undefined
+  const answer = output ? output.map(messageText).join('\n') : undefined
+  let promptSeen = prompt === undefined
+  let answerSeen = answer === undefined
+  walkBelow(tree, run, (span) => {
+    if (spanRole(span) !== 'model') return undefined
+    const reader = readerFor(span)
+    if (!promptSeen) {
+      const messages = reader?.modelInput(span, silent)
+      promptSeen = messages !== undefined && transcript(messages) === prompt
+    }
+    if (!answerSeen) {
+      const messages = reader?.modelOutput(span, silent)
+      answerSeen = messages !== undefined && messages.map(messageText).join('\n') === answer
+    }
+    return promptSeen && answerSeen ? 'stop' : undefined
+  })
+  return promptSeen && answerSeen
 }

@@ -4,6 +4,7 @@ import { autogenOpenInferenceReader, autogenReader } from './conventions/autogen
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
+import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
@@ -40,6 +41,7 @@ const READERS: readonly ConventionReader[] = [
   llamaIndexReader,
   autogenOpenInferenceReader,
   openInferenceReader,
+  genkitReader,
 ]
 
 /** A span's reader and role, read once while one trace is extracted. */

@@ -20,6 +20,7 @@ const CONVENTION_OF_TRUTH = {
   // OpenLLMetry (Python producers traceloop and traceloop-legacy).
   traceloop: 'traceloop',
   logfire: 'logfire',
+  genkit: 'genkit',
 } as const
 
 function textOf(message: MastraDBMessage): string {

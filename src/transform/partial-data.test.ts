@@ -19,6 +19,10 @@ const CLASSIFYING_KEYS = new Set([
   // Logfire's spans are what their message template says.
   'logfire.msg_template',
   'logfire.span_type',
+  // Genkit: the action's kind, and `generate` (a run when called outside any flow).
+  'genkit:type',
+  'genkit:metadata:subtype',
+  'genkit:name',
 ])
 
 const agentAttributes = { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'bot' }

@@ -39,6 +39,7 @@ export function withTwins(own: AgentIdentity, twins: readonly Span[], tree: Span
     out.agentId ??= other.agentId
     out.agentName ??= other.agentName
     out.conversationId ??= other.conversationId
+    out.spanName ??= other.spanName
   }
   return out
 }

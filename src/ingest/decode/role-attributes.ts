@@ -25,6 +25,13 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   // Logfire: spans named by their message template; pending-span copies are no spans of their own
   'logfire.msg_template',
   'logfire.span_type',
+  // OpenAI Agents JS: its processor's trace span is the AGENT span without `graph.node.id`
+  'graph.node.id',
+  // Genkit: the action's type and subtype; a `generate` outside any action (`genkit:isRoot`) is a run
+  'genkit:type',
+  'genkit:metadata:subtype',
+  'genkit:name',
+  'genkit:isRoot',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)

@@ -14,6 +14,11 @@ export interface AgentIdentity {
   agentId?: string
   agentName?: string
   conversationId?: string
+  /**
+   * A name only inferred from the span's name (an OpenInference AGENT span without `agent.name`):
+   * the agent's name when no other source, another instrumentation's copy included, records one.
+   */
+  spanName?: string
 }
 
 /** One tool execution as its span recorded it; fields are undefined when not captured. */

@@ -180,3 +180,169 @@ describe('LangChain / LangGraph (OpenInference)', () => {
     expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
   })
 })
+
+describe('LangChain.js / LangGraph.js (@arizeai/openinference-instrumentation-langchain)', () => {
+  const jsScope = { name: '@arizeai/openinference-instrumentation-langchain', version: '4.1.1' }
+  const js = (spec: Parameters<typeof lc>[0]): Span => ({ ...lc(spec), scope: jsScope })
+  /** LangChain.js's `lc` serialization of a message. */
+  const lcMessage = (className: string, kwargs: Record<string, unknown>) => ({
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', className],
+    kwargs,
+  })
+  const human = lcMessage('HumanMessage', { content: 'Where is A17?' })
+  const call = lcMessage('AIMessage', {
+    content: '',
+    tool_calls: [{ name: 'lookup', args: { id: 'A17' }, id: 'call_1', type: 'tool_call' }],
+  })
+  const result = lcMessage('ToolMessage', {
+    content: '{"status":"shipped"}',
+    tool_call_id: 'call_1',
+    name: 'lookup',
+  })
+  /** A model span whose flattened messages carry no call ids (as LangChain.js writes them). */
+  const model = (id: string, start: number, input: unknown[], output: unknown, flattened: Attributes) =>
+    js({
+      id,
+      parent: 'graph',
+      start,
+      end: start + 1,
+      name: 'ChatOpenAI',
+      kind: 'LLM',
+      attributes: {
+        'input.value': JSON.stringify({
+          messages: [[lcMessage('SystemMessage', { content: 'Be brief.' }), ...input]],
+        }),
+        'input.mime_type': 'application/json',
+        'output.value': JSON.stringify({ generations: [[{ text: '', message: output }]] }),
+        'output.mime_type': 'application/json',
+        'llm.input_messages.0.message.role': 'system',
+        'llm.input_messages.0.message.content': 'Be brief.',
+        'llm.input_messages.1.message.role': 'user',
+        'llm.input_messages.1.message.content': 'Where is A17?',
+        'llm.output_messages.0.message.role': 'assistant',
+        ...flattened,
+      },
+    })
+  const trace = (tool: Span): Span[] => [
+    js({
+      id: 'graph',
+      name: 'support',
+      kind: 'CHAIN',
+      end: 100,
+      attributes: {
+        'input.value': JSON.stringify({ messages: [human] }),
+        'input.mime_type': 'application/json',
+      },
+    }),
+    model('m1', 1, [human], call, {
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"id":"A17"}',
+    }),
+    tool,
+    model('m2', 10, [human, call, result], lcMessage('AIMessage', { content: 'Shipped.' }), {
+      'llm.input_messages.2.message.role': 'assistant',
+      'llm.input_messages.2.message.tool_calls.0.tool_call.function.name': 'lookup',
+      'llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments': '{"id":"A17"}',
+      'llm.input_messages.3.message.role': 'tool',
+      'llm.input_messages.3.message.content': '{"status":"shipped"}',
+      'llm.output_messages.0.message.content': 'Shipped.',
+    }),
+  ]
+  const toolSpan = (attributes: Attributes, error?: string) =>
+    js({ id: 't1', parent: 'graph', start: 5, end: 6, name: 'lookup', kind: 'TOOL', attributes, error })
+
+  it('reads the ToolMessage the tool span returns ({output: {lc, kwargs}}) as its call id and result', () => {
+    const [run] = extractAgentRuns(
+      trace(
+        toolSpan({
+          'tool.name': 'lookup',
+          'input.value': 'A17',
+          'output.value': JSON.stringify({ output: result }),
+          'output.mime_type': 'application/json',
+        }),
+      ),
+    )
+    expect(toolInvocations(run!)).toEqual([
+      {
+        state: 'result',
+        toolCallId: 'call_1',
+        toolName: 'lookup',
+        args: { id: 'A17' },
+        result: { status: 'shipped' },
+      },
+    ])
+  })
+
+  it('takes call ids from the serialized messages when the flattened ones have none (tool spans lost)', () => {
+    const [run] = extractAgentRuns(trace(toolSpan({})).filter((s) => s.spanId !== sid('t1')))
+    expect(toolInvocations(run!)).toEqual([
+      {
+        state: 'result',
+        toolCallId: 'call_1',
+        toolName: 'lookup',
+        args: { id: 'A17' },
+        result: { status: 'shipped' },
+      },
+    ])
+  })
+
+  it('a tool error is the status message before the stack', () => {
+    const [run] = extractAgentRuns(
+      trace(
+        toolSpan(
+          { 'tool.name': 'lookup' },
+          'Order A17 not found\n\nError: Order A17 not found\n    at run (x.ts:1:1)',
+        ),
+      ),
+    )
+    expect(toolInvocations(run!)[0]).toMatchObject({
+      state: 'output-error',
+      errorText: 'Order A17 not found',
+    })
+  })
+})
+
+describe('LangChain.js: a system prompt flattened as its role alone', () => {
+  it('is read from the model call’s input.value', () => {
+    const scope = { name: '@arizeai/openinference-instrumentation-langchain', version: '4.1.1' }
+    const system = { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'SystemMessage'] }
+    const spans = [
+      { ...lc({ id: 'graph', name: 'support', kind: 'CHAIN', end: 100 }), scope },
+      {
+        ...lc({
+          id: 'm1',
+          parent: 'graph',
+          start: 1,
+          end: 2,
+          kind: 'LLM',
+          attributes: {
+            'input.value': JSON.stringify({
+              messages: [
+                [
+                  { ...system, kwargs: { content: [{ type: 'text', text: 'Be brief.' }] } },
+                  {
+                    ...system,
+                    id: ['langchain_core', 'messages', 'HumanMessage'],
+                    kwargs: { content: 'Hi' },
+                  },
+                ],
+              ],
+            }),
+            'input.mime_type': 'application/json',
+            'llm.input_messages.0.message.role': 'system',
+            'llm.input_messages.1.message.role': 'user',
+            'llm.input_messages.1.message.content': 'Hi',
+            'llm.output_messages.0.message.role': 'assistant',
+            'llm.output_messages.0.message.content': 'Hello!',
+          },
+        }),
+        scope,
+      },
+    ]
+    const [run] = extractAgentRuns(spans)
+    expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
+    expect(run!.output[0]!.content.content).toBe('Hello!')
+  })
+})

@@ -5,10 +5,13 @@ import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
+import { flattenedDicts, ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
 const SCOPE = 'openinference.instrumentation.langchain'
+/** The scope of `@arizeai/openinference-instrumentation-langchain` (LangChain.js and LangGraph.js). */
+const JS_SCOPE = '@arizeai/openinference-instrumentation-langchain'
+const isLangChain = (span: Span) => span.scope.name === SCOPE || span.scope.name === JS_SCOPE
 
 /** LangChain message types → chat roles. */
 const ROLES = new Map<string, ChatMessage['role']>([
@@ -39,12 +42,12 @@ const isChain = (span: Span) => {
  */
 export const langChainReader: ConventionReader = {
   ...openInferenceReader,
-  matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
+  matches: (span) => isLangChain(span) && openInferenceReader.matches(span),
   // Every chain is a candidate; `confirmRun` keeps the outermost one of an invocation.
   role: (span): SpanRole => roleOfKind(span, 'agent'),
   confirmRun: (span, tree) => {
     const parent = span.parentSpanId ? tree.byId.get(span.parentSpanId) : undefined
-    if (parent && parent.scope.name === SCOPE && isChain(parent)) return false
+    if (parent && isLangChain(parent) && isChain(parent)) return false
     return callsModel(span, tree)
   },
   identity: (span) => ({
@@ -70,6 +73,26 @@ export const langChainReader: ConventionReader = {
       openInferenceReader.agentOutput(span, notes)
     )
   },
+  modelInput(span, notes) {
+    // LangChain.js flattens tool calls and results without their ids, and a message whose content
+    // is a list of blocks (a system prompt) as its role alone; `input.value` holds them whole.
+    const flattened = openInferenceReader.modelInput(span, notes)
+    if (!flattenedIncomplete(span)) return flattened
+    const value = ioValue(span, 'input', notes)
+    return (isRecord(value) ? langChainMessages(value.messages) : undefined) ?? flattened
+  },
+  modelOutput(span, notes) {
+    // LangChain.js flattens tool calls without their ids; the generations in `output.value` hold them.
+    const flattened = openInferenceReader.modelOutput(span, notes)
+    if (!flattened?.some((m) => m.parts.some((p) => p.type === 'tool-call' && !p.toolCallId)))
+      return flattened
+    const value = ioValue(span, 'output', notes)
+    const generations = isRecord(value) && Array.isArray(value.generations) ? value.generations.flat() : []
+    const messages = generations.flatMap((g: unknown) =>
+      isRecord(g) && g.message !== undefined ? [g.message] : [],
+    )
+    return (messages.length > 0 ? langChainMessages(messages) : undefined) ?? flattened
+  },
   toolCall(span, notes) {
     const call = openInferenceReader.toolCall(span, notes)
     const envelope = toolMessage(call.result)
@@ -80,8 +103,22 @@ export const langChainReader: ConventionReader = {
       result: envelope.result,
     }
   },
-  // The status holds the exception's repr and traceback; its event holds the message.
-  toolError: exceptionMessage,
+  // The status holds the exception's repr and traceback; its event holds the message. LangChain.js
+  // writes the message, a blank line and the stack, in both.
+  toolError: (span) =>
+    span.scope.name === JS_SCOPE
+      ? (exceptionMessage(span) ?? span.status.message)?.split('\n\n')[0]
+      : exceptionMessage(span),
+}
+
+/** Whether a model span's flattened prompt lost something: a message's text, or a tool call's id. */
+function flattenedIncomplete(span: Span): boolean {
+  return (flattenedDicts(span.attributes, 'llm.input_messages') ?? []).some((message) => {
+    if (message.role === 'tool' && message.tool_call_id === undefined) return true
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
+    if (calls.some((call) => isRecord(call) && call.id === undefined)) return true
+    return message.content === undefined && calls.length === 0
+  })
 }
 
 /** Whether a model call is made under `span` without passing through a tool (a sub-graph's own run). */
@@ -121,13 +158,18 @@ function plainMessage(item: unknown): Record<string, unknown> | undefined {
   return message
 }
 
-/** A serialized `ToolMessage` (`{type: 'tool', data: {content, tool_call_id}}`): its call id and result. */
+/**
+ * A serialized `ToolMessage`: its call id and result. Python writes `{type: 'tool', data:
+ * {content, tool_call_id}}`; JavaScript `{output: {lc, id: [..., 'ToolMessage'], kwargs}}`.
+ */
 function toolMessage(value: unknown): { toolCallId?: string; result: unknown } | undefined {
-  if (!isRecord(value) || value.type !== 'tool' || !isRecord(value.data)) return undefined
-  const data = value.data
-  const content = data.content
+  const envelope =
+    isRecord(value) && value.type === undefined && isRecord(value.output) ? value.output : value
+  const message = plainMessage(envelope)
+  if (message?.role !== 'tool') return undefined
+  const content = message.content
   return {
-    ...(typeof data.tool_call_id === 'string' ? { toolCallId: data.tool_call_id } : {}),
+    ...(typeof message.tool_call_id === 'string' ? { toolCallId: message.tool_call_id } : {}),
     result: typeof content === 'string' ? parseJsonValue(content) : content,
   }
 }

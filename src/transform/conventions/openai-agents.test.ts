@@ -146,3 +146,68 @@ describe('OpenAI Agents SDK (OpenInference)', () => {
     })
   })
 })
+
+describe('OpenAI Agents JS (@openai/agents, OpenInference)', () => {
+  const jsScope = { name: '@arizeai/openinference-instrumentation-openai-agents', version: '0.2.15' }
+  const js = (s: Span): Span => ({ ...s, scope: jsScope })
+  const lifted = {
+    'input.value': '[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}]',
+    'input.mime_type': 'application/json',
+    'output.value': 'Hello!',
+  }
+  /** The JS processor's trace span carries the first prompt and last answer; agents have `graph.node.id`, no agent name. */
+  const trace = (wrapper: Attributes) => [
+    js(oi({ id: 'wfa', name: 'Agent workflow', kind: 'AGENT', end: 1_000, attributes: wrapper })),
+    js(oi({ id: 'wfc', parent: 'wfa', name: 'Agent workflow', kind: 'CHAIN', start: 1, end: 999 })),
+    js(
+      oi({
+        id: 'ag',
+        parent: 'wfc',
+        name: 'support',
+        kind: 'AGENT',
+        start: 2,
+        end: 990,
+        attributes: { 'graph.node.id': 'support' },
+      }),
+    ),
+    js(llm('m1', 'ag', 3, ['Be brief.', 'Hi'], textOutput('Hello!'))),
+  ]
+
+  it('one run() is one run: the trace span is a wrapper though it carries copies of the messages', () => {
+    const runs = extractAgentRuns(trace(lifted))
+    expect(runs.map((run) => [run.spanId, run.agentName])).toEqual([[sid('ag'), 'support']])
+    expect(runs[0]!.input.inputMessages.map((m) => m.content.content)).toEqual(['Hi'])
+  })
+
+  it('the trace span stays a wrapper when its attributes are cut short', () => {
+    expect(
+      findAgentSpans(trace({ 'input.value': '[{"ro', 'output.value': 'Hel' })).map((s) => s.spanId),
+    ).toEqual([sid('ag')])
+  })
+
+  it('a tool error is the message inside the JSON envelope, without the Error toString prefix', () => {
+    const spans = [
+      ...trace(lifted).slice(0, 3),
+      js(llm('m1', 'ag', 3, ['Be brief.', 'Hi'], callOutput('c1', 'lookup', '{"id":"Z9"}'))),
+      js(
+        oi({
+          id: 'tool',
+          parent: 'ag',
+          name: 'lookup',
+          kind: 'TOOL',
+          start: 5,
+          end: 6,
+          error: 'Error running tool (non-fatal): {"tool_name":"lookup","error":"Error: Order Z9 not found"}',
+          attributes: { 'tool.name': 'lookup', 'input.value': '{"id":"Z9"}' },
+        }),
+      ),
+      js(llm('m2', 'ag', 7, ['Be brief.', 'Hi'], textOutput('Sorry.'))),
+    ]
+    const [run] = extractAgentRuns(spans)
+    const part = run!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')
+    expect(part?.type === 'tool-invocation' && part.toolInvocation).toMatchObject({
+      state: 'output-error',
+      errorText: 'Order Z9 not found',
+    })
+  })
+})

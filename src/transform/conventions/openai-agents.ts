@@ -5,8 +5,21 @@ import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
-/** The instrumentation scope of `openinference-instrumentation-openai-agents`. */
+/** The instrumentation scope of `openinference-instrumentation-openai-agents` (Python). */
 const SCOPE = 'openinference.instrumentation.openai_agents'
+/** The scope of `@arizeai/openinference-instrumentation-openai-agents` (JavaScript, `@openai/agents`). */
+const JS_SCOPE = '@arizeai/openinference-instrumentation-openai-agents'
+
+/**
+ * The JavaScript processor's span for the SDK trace (`Agent workflow`): an AGENT span without the
+ * `graph.node.id` every agent's span has. It wraps one `run()` and only carries copies of the
+ * first prompt and the last answer, so it is no run (read by structure: cut attributes leave it).
+ */
+function isJsTraceWrapper(span: Span): boolean {
+  return (
+    span.scope.name === JS_SCOPE && kind(span) === 'AGENT' && !hasAttribute(span.attributes, 'graph.node.id')
+  )
+}
 
 /** A handoff span (`handoff to <agent>`): it marks the transfer, the call is in the model messages. */
 function isHandoff(span: Span): boolean {
@@ -18,20 +31,27 @@ function isHandoff(span: Span): boolean {
  * wrapper (no messages: not a run) around a workflow CHAIN holding one AGENT span per agent that
  * took part. A handoff's receiving agent is a later sibling AGENT naming the agent it came from
  * in `graph.node.parent_id`: it continues the run of the agent the program invoked. A tool error
- * is an SDK envelope, a Python dict repr holding the tool's message.
+ * is an SDK envelope, a Python dict repr holding the tool's message. The JavaScript SDK's spans
+ * (`@openai/agents`) have the same shape; there the wrapper also carries the first prompt and the
+ * last answer of its trace (copies: not a run) and the AGENT span no agent name (the span name is
+ * the agent's); a tool error's envelope is JSON.
  */
 export const openAiAgentsReader: ConventionReader = {
   ...openInferenceReader,
-  matches: (span) => span.scope.name === SCOPE && openInferenceReader.matches(span),
-  role: (span): SpanRole => roleOfKind(span, 'other', (tool) => !isHandoff(tool)),
+  matches: (span) =>
+    (span.scope.name === SCOPE || span.scope.name === JS_SCOPE) && openInferenceReader.matches(span),
+  role: (span): SpanRole =>
+    isJsTraceWrapper(span) ? 'other' : roleOfKind(span, 'other', (tool) => !isHandoff(tool)),
   confirmRun: undefined,
   runContinuations: handoffChain,
   toolError(span) {
-    // `Error running tool (non-fatal): {'tool_name': …, 'error': '<message>'}`: a Python dict repr.
+    // `Error running tool (non-fatal): {'tool_name': …, 'error': '<message>'}`: a Python dict repr,
+    // or JSON (JavaScript) whose error is the error's `toString()` (`Error: <message>`).
     const message = span.status.message ?? ''
     const brace = message.indexOf('{')
     const envelope = brace < 0 ? undefined : parsePythonLiteral(message.slice(brace))
-    return isRecord(envelope) && typeof envelope.error === 'string' ? envelope.error : undefined
+    if (!isRecord(envelope) || typeof envelope.error !== 'string') return undefined
+    return span.scope.name === JS_SCOPE ? envelope.error.replace(/^[A-Za-z]*Error: /, '') : envelope.error
   },
 }
 

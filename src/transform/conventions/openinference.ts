@@ -138,6 +138,8 @@ export const openInferenceReader: ConventionReader = {
     const name = readString(span.attributes, 'agent.name') ?? readString(span.attributes, 'graph.node.name')
     return {
       ...(name ? { agentName: name } : {}),
+      // An AGENT span without an agent name is named after its agent (OpenAI Agents JS).
+      ...(!name && kind(span) === 'AGENT' ? { spanName: span.name } : {}),
       conversationId: readString(span.attributes, 'session.id'),
     }
   },
