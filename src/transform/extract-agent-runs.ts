@@ -185,7 +185,7 @@ function buildRun(
     notes,
     outputs,
   )
-  const failed = runFailed(agent, toolCalls, models, notes)
+  const failed = runFailed(agent, toolCalls, models, notes, reader)
   const texts = stepTexts(runSpans, notes, outputs)
   const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
 
