@@ -5,10 +5,12 @@ import { crewAiReader } from './conventions/crewai.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { langChain4jReader } from './conventions/langchain4j.ts'
 import { mastraReader } from './conventions/mastra.ts'
 import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
+import { springAiReader } from './conventions/spring-ai.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
 
@@ -22,6 +24,8 @@ const READERS: readonly ConventionReader[] = [
   strandsReader,
   googleAdkReader,
   traceloopReader,
+  langChain4jReader,
+  springAiReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,
