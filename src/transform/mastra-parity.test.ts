@@ -122,11 +122,15 @@ describe('parity with Mastra live scoring', () => {
 })
 
 describe('Mastra live scores reproduced from other producers of the same scenario', () => {
+  // Producers whose spans leave parts of a run unrecorded (Spring AI's prompts) cannot give the
+  // scores of those parts.
   const twins = listFixtures()
     .filter((entry) => entry.producer !== 'mastra')
     .flatMap((entry) => {
       const mastra = mastraFixtures.find((fixture) => fixture.scenario === entry.scenario)
-      return mastra ? [[entry.name, loadFixture(entry), mastra] as const] : []
+      const fixture = loadFixture(entry)
+      const complete = fixture.truth.runs.every((run) => !run.notRecorded?.length)
+      return mastra && complete ? [[entry.name, fixture, mastra] as const] : []
     })
 
   it('has other producers with a Mastra twin', () => {
