@@ -22,6 +22,10 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   // OpenLLMetry / Traceloop (`llm.request.type`: LLM spans of its older instrumentations)
   'traceloop.span.kind',
   'llm.request.type',
+  // Spring AI's Micrometer observations (`chat_client` runs, `tool_call` tools)
+  'spring.ai.kind',
+  // Quarkus LangChain4j model spans, which have no `gen_ai.operation.name` before 1.8
+  'gen_ai.request.model',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)
