@@ -8,6 +8,7 @@ import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
+import { langChain4jReader } from './conventions/langchain4j.ts'
 import { llamaIndexReader } from './conventions/llama-index.ts'
 import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
@@ -15,6 +16,7 @@ import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
+import { springAiReader } from './conventions/spring-ai.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
 
@@ -32,6 +34,8 @@ const READERS: readonly ConventionReader[] = [
   openLlmetryLangChainReader,
   traceloopReader,
   logfireReader,
+  langChain4jReader,
+  springAiReader,
   genAiReader,
   aiSdkReader,
   openAiAgentsReader,

@@ -3,7 +3,7 @@ import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
-import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
+import type { ConventionReader } from './conventions/convention-reader.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -189,8 +189,10 @@ function buildRun(
     notes,
     outputs,
   )
-  // A run failed when its agent span failed in either instrumentation.
-  const failed = [agent, ...twins].some((span) => runFailed(span, toolCalls, models, notes))
+  // A run failed when its agent span failed in either instrumentation (a span's failure read by its reader).
+  const failed = [agent, ...twins].some((span) =>
+    runFailed(span, toolCalls, models, notes, span === agent ? reader : readerFor(span)),
+  )
   const texts = stepTexts(runSpans, notes, outputs)
   const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
 

@@ -86,12 +86,14 @@ function expectRunMatches(
   if (!lostAgentSpan(run)) expect(run.agentName).toBe(truth.agentName)
   if (truth.agentId) expect(run.agentId).toBe(truth.agentId)
   expect(run.status).toBe(truth.status)
-  if (truth.parentAgentName) {
-    const parent = runs.find((candidate) => candidate.agentName === truth.parentAgentName)
-    expect(run.parentRunSpanId).toBe(parent?.spanId)
+  if (truth.parentAgentName || truth.parentRunIndex !== undefined) {
+    // The caller by name, or by position where the producer's agents have no names (Spring AI).
+    const parentIndex =
+      truth.parentRunIndex ?? truths.findIndex((candidate) => candidate.agentName === truth.parentAgentName)
+    expect(run.parentRunSpanId).toBe(runs[parentIndex]?.spanId)
     // A sub-agent run inherits its caller's thread (Mastra copies the metadata to child spans), or
     // one its framework made up for it when the program gave none (Pydantic AI): its own alone.
-    const parentTruth = truths.find((candidate) => candidate.agentName === truth.parentAgentName)
+    const parentTruth = truths[parentIndex]
     const madeUp =
       truth.conversationId === undefined &&
       run.conversationId !== undefined &&
@@ -101,7 +103,11 @@ function expectRunMatches(
     expect(run.parentRunSpanId).toBeUndefined()
     expect(run.conversationId).toBe(truth.conversationId)
   }
-  if (truth.instructions !== undefined && run.input.systemMessages.length === 0) {
+  const notRecorded = new Set(truth.notRecorded)
+  if (notRecorded.has('instructions')) {
+    // What no span holds is left empty, never guessed.
+    expect(run.input.systemMessages).toEqual([])
+  } else if (truth.instructions !== undefined && run.input.systemMessages.length === 0) {
     // Only model-call prompts carry instructions in some conventions; a run that failed before
     // any model call was recorded cannot know them, and says so.
     expect(run.status).toBe('error')
@@ -109,20 +115,29 @@ function expectRunMatches(
   } else if (truth.instructions !== undefined) {
     expect(run.input.systemMessages).toEqual([{ role: 'system', content: truth.instructions }])
   }
-  if (truth.input.length > 0 && run.input.inputMessages.length === 0) {
+  if (notRecorded.has('input')) {
+    expect(run.input.inputMessages).toEqual([])
+    expect(run.notes).toContain('input messages not recorded (content capture off?)')
+  } else if (truth.input.length > 0 && run.input.inputMessages.length === 0) {
     // A failed model call may record no prompt (OpenAI Agents SDK): then no span has the input.
     expect(run.status).toBe('error')
     expect(run.notes).toContain('input messages not recorded (content capture off?)')
   } else expect(messages(run.input.inputMessages)).toEqual(truth.input)
-  expect(messages(run.input.rememberedMessages)).toEqual(truth.history)
+  expect(messages(run.input.rememberedMessages)).toEqual(notRecorded.has('history') ? [] : truth.history)
   expect(toolCalls(run)).toEqual(truth.toolCalls)
   expect(run.output).toHaveLength(1)
   expect(run.output[0]!.role).toBe('assistant')
-  expect(run.output[0]!.content.content).toBe(truth.finalText)
+  const textRecorded = !notRecorded.has('text')
+  expect(run.output[0]!.content.content).toBe(textRecorded ? truth.finalText : '')
   if (truth.steps) {
     // Each model turn in order: its text (the final answer for the last) and its tool calls.
+    // Without recorded text, a turn that only wrote text leaves nothing in the output.
+    const visible = truth.steps.filter((step) => textRecorded || step.toolCallIds.length > 0)
     expect(outputSteps(run)).toEqual(
-      truth.steps.map((step) => ({ texts: step.text ? [step.text] : [], toolCallIds: step.toolCallIds })),
+      visible.map((step) => ({
+        texts: step.text && textRecorded ? [step.text] : [],
+        toolCallIds: step.toolCallIds,
+      })),
     )
   }
   if (truth.resourceId && !truth.parentAgentName) {
@@ -195,6 +210,12 @@ const KNOWN_GAPS = new Map<string, string>([
     'the OpenInference TOOL span of the failed call is OK, its output the error text',
   ],
   ['keys-alone:autogen/model-error', 'the OpenInference AGENT span of the failed run is OK'],
+  // Spring AI's default ToolExecutionExceptionProcessor turns the exception into the tool's
+  // result text and the tool_call span ends OK: no span says the tool failed.
+  [
+    'rebuild:spring-ai/tool-error',
+    'the failed tool is recorded as a successful call whose result is the error message',
+  ],
   ...['multi-tool-text', 'tool-error', 'streaming', 'nested-agents', 'agent-as-tool', 'handoff'].flatMap(
     (scenario) =>
       ['rebuild', 'keys-alone', 'tool-spans-lost'].map(
@@ -240,9 +261,12 @@ describe('the OpenInference keys alone, on fixtures an OpenInference processor e
 })
 
 describe('fixtures with every tool span lost', () => {
-  // A run a tool span heads (CrewAI's delegation) is lost with that span: nothing to compare.
+  // A run a tool span heads (CrewAI's delegation) is lost with that span: nothing to compare; so
+  // are the calls of producers whose model spans do not record them.
   const entries = listFixtures().filter((entry) => {
-    const spans = decodeOtlpTraces(loadFixture(entry).proto)
+    const fixture = loadFixture(entry)
+    if (fixture.truth.runs.some((run) => run.notRecorded?.includes('model-tool-calls'))) return false
+    const spans = decodeOtlpTraces(fixture.proto)
     const tools = new Set(spans.filter((span) => spanRole(span) === 'tool').map((span) => span.spanId))
     return extractAgentRuns(spans).every((run) => !tools.has(run.spanId))
   })

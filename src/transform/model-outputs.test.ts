@@ -177,10 +177,13 @@ describe('values a scorer may change are reachable from one run and one field on
   const fixtures = listFixtures()
   it.each(fixtures.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
     const spans = decodeOtlpTraces(loadFixture(entry).proto, 'otlp_proto')
+    // A streamed call may leave a trace of its own without a run (an HTTP client span).
+    let count = 0
     for (const trace of groupByTrace(spans).values()) {
       const runs = extractAgentRuns(trace)
-      expect(runs.length).toBeGreaterThan(0)
+      count += runs.length
       expect(sharedObjects(runs)).toEqual([])
     }
+    expect(count).toBeGreaterThan(0)
   })
 })

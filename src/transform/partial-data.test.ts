@@ -14,6 +14,8 @@ const CLASSIFYING_KEYS = new Set([
   'openinference.span.kind',
   'traceloop.span.kind',
   'llm.request.type',
+  // Spring AI's observations: the ChatClient call is the run, `tool_call` its tools.
+  'spring.ai.kind',
   // CrewAI's delegation tool heads the coworker's run: its name says what the span is.
   'tool.name',
   // Logfire's spans are what their message template says.

@@ -18,8 +18,9 @@ export function runFailed(
   toolCalls: readonly ToolCallRecord[],
   models: readonly Span[],
   notes: Notes,
+  reader?: ConventionReader,
 ): boolean {
-  const error = spanError(agent)
+  const error = spanError(agent) ?? reader?.failure?.(agent)
   if (error === undefined) return false
   // A model call started after the failed call means the loop went on; the latest start decides.
   let lastModelStart: string | undefined

@@ -175,7 +175,10 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     if (!requested) drafts.push(draft)
     draftOf.set(span, draft)
     draft.timeUnixNano = span.startTimeUnixNano
-    const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano)
+    // A tool that started before the run's first step answered a model call the run lost (Quarkus
+    // LangChain4j streaming: the first model span is a root of its own): a step before the first.
+    const before = run.steps.length > 0 ? -1 : undefined
+    const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano) ?? before
     if (step !== undefined) draft.step = step
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
     draft.toolName = call.toolName ?? draft.toolName ?? name
@@ -186,7 +189,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
       draft.result = call.result
       draft.hasResult = true
     }
-    const error = spanError(span)
+    const error = spanError(span) ?? reader.failure?.(span)
     if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
 }

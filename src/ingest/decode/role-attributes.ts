@@ -32,6 +32,10 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   'genkit:metadata:subtype',
   'genkit:name',
   'genkit:isRoot',
+  // Spring AI's Micrometer observations (`chat_client` runs, `tool_call` tools)
+  'spring.ai.kind',
+  // Quarkus LangChain4j model spans, which have no `gen_ai.operation.name` before 1.8
+  'gen_ai.request.model',
 ]
 
 const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)

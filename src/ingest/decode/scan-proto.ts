@@ -45,6 +45,8 @@ const STRIDE = 4
 const encoder = new TextEncoder()
 /** Span names of the Vercel AI SDK (`ai.generateText`...), whose role may come from the name alone. */
 const AI_NAME = encoder.encode('ai.')
+/** Span names of Quarkus LangChain4j (`langchain4j.aiservices.*`: a run span without attributes). */
+const LANGCHAIN4J_NAME = encoder.encode('langchain4j.')
 /** Events of the older GenAI conventions (`gen_ai.user.message`, `gen_ai.choice`), which make a model span. */
 const GEN_AI_EVENT = encoder.encode('gen_ai.')
 
@@ -256,7 +258,8 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
           break
         case SPAN_NAME: {
           const nameEnd = r.lengthEnd(end)
-          aiName = startsWith(r.buf, r.pos, nameEnd, AI_NAME)
+          aiName =
+            startsWith(r.buf, r.pos, nameEnd, AI_NAME) || startsWith(r.buf, r.pos, nameEnd, LANGCHAIN4J_NAME)
           r.skipString(nameEnd)
           break
         }

@@ -68,6 +68,11 @@ export interface ConventionReader {
    */
   toolError?(span: Span): string | undefined
   /**
+   * The error of a span that failed without status ERROR, where the convention records a failure
+   * only as an `exception` event (Quarkus LangChain4j). Undefined: the span did not fail.
+   */
+  failure?(span: Span): string | undefined
+  /**
    * Whether an agent-span candidate (`role` said `agent`) is the span of a run of its own, seen
    * with its trace: for conventions where the span alone cannot tell (a graph's outermost chain).
    * Absent: every candidate is a run.
