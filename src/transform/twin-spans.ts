@@ -44,6 +44,13 @@ export function withTwins(own: AgentIdentity, twins: readonly Span[], tree: Span
   return out
 }
 
+/** Whether the spans come from more than one instrumentation scope (one pass, no allocation). */
+function twoScopes(spans: readonly Span[]): boolean {
+  const first = spans[0]?.scope.name
+  for (let i = 1; i < spans.length; i++) if (spans[i]!.scope.name !== first) return true
+  return false
+}
+
 /** What pairing needs of a tool span: its call id and tool name, when recorded. */
 interface ToolKey {
   toolCallId?: string
@@ -65,6 +72,8 @@ interface Queue {
  */
 export function twinToolSpans(tools: readonly Span[], keyOf: (span: Span) => ToolKey): Map<Span, Span> {
   const twinOf = new Map<Span, Span>()
+  // Twins come from two instrumentations: with one (nearly every trace) there is nothing to pair.
+  if (!twoScopes(tools)) return twinOf
   const paired = new Set<Span>()
   const queues = new Map<string, Queue>()
   // The instrumentations seen with each queue key: only the others' queues are asked.
