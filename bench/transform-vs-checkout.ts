@@ -1,0 +1,63 @@
+/**
+ * Extraction cost against another checkout of tracescore, in one process: the same freshly decoded
+ * spans are given to this checkout's `extractAgentRuns` and the other's, alternately, pair after
+ * pair, so a loaded machine slows both alike (separate runs of bench/transform.bench.ts on a busy
+ * machine differed by 30% between rounds). Prints the median CPU µs per trace of each and the ratio.
+ *
+ *   git worktree add --detach /tmp/ref <commit> && ln -s "$PWD/node_modules" /tmp/ref/node_modules
+ *   node --import tsx bench/transform-vs-checkout.ts /tmp/ref [generated|fixtures]
+ *
+ * `generated`: 1,000 agent traces of the pipeline benchmark's traffic; `fixtures`: five copies of the
+ * fixtures of the producers the other checkout has too (its test/fixtures/data), so both read the
+ * same traces.
+ */
+import { readdirSync } from 'node:fs'
+import { readSpans } from '../src/ingest/record-reader.ts'
+import { chunks, encodeOtlpProto, generateAgentTraffic } from '../src/ingest/testing/agent-traffic.ts'
+import { groupByTrace, type Span } from '../src/model/index.ts'
+import { extractAgentRuns } from '../src/transform/index.ts'
+import { listFixtures, loadFixture } from '../test/fixtures/index.ts'
+
+const [ref, which = 'generated'] = process.argv.slice(2)
+if (!ref) throw new Error('usage: bench/transform-vs-checkout.ts CHECKOUT [generated|fixtures]')
+const other: typeof extractAgentRuns = (await import(`${ref}/src/transform/index.ts`)).extractAgentRuns
+
+const payloads: Buffer[] =
+  which === 'generated'
+    ? chunks(generateAgentTraffic({ runs: 1000, seed: 1 }).spans, 50).map((batch) => encodeOtlpProto(batch))
+    : Array.from({ length: 5 }).flatMap(() =>
+        listFixtures(readdirSync(`${ref}/test/fixtures/data`)).map((entry) =>
+          Buffer.from(loadFixture(entry).proto),
+        ),
+      )
+
+/** Fresh spans every time: lazily decoded attributes read once stay decoded. */
+function traces(): Span[][] {
+  const spans: Span[] = []
+  for (const payload of payloads) {
+    const batch = readSpans(payload, 'otlp_proto')
+    for (let i = 0; i < batch.length; i++) spans.push(batch.span(i))
+  }
+  return [...groupByTrace(spans).values()]
+}
+
+function cpuMicrosPerTrace(extract: typeof extractAgentRuns): number {
+  const batch = traces()
+  const start = process.cpuUsage()
+  for (const trace of batch) extract(trace)
+  const used = process.cpuUsage(start)
+  return (used.user + used.system) / batch.length
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
+for (let i = 0; i < 4; i++) cpuMicrosPerTrace(other) + cpuMicrosPerTrace(extractAgentRuns)
+const theirs: number[] = []
+const ours: number[] = []
+for (let i = 0; i < 25; i++) {
+  theirs.push(cpuMicrosPerTrace(other))
+  ours.push(cpuMicrosPerTrace(extractAgentRuns))
+}
+console.log(
+  `${which}: ${ref} ${median(theirs).toFixed(1)} µs/trace, this checkout ${median(ours).toFixed(1)} µs/trace, ` +
+    `ratio ${(median(ours) / median(theirs)).toFixed(3)}`,
+)
