@@ -140,14 +140,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     policy: options.deliveryPolicy,
     onUndeliverable: failure.settle,
   })
-  const committer = createOffsetCommitter({
-    tracker,
-    commit: (offsets) => consumer.commit(offsets),
-    intervalMs: options.commitIntervalMs === false ? Infinity : (options.commitIntervalMs ?? 1_000),
-    timeoutMs: options.commitTimeoutMs,
-    logger,
-    now,
-  })
+  const committer = committerOf(options, tracker, now)
   const backpressure = backpressureOf(options, consumer, logger)
   const load = () => ({
     ...assemblerLoad(assembler),
@@ -209,19 +202,57 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     flush: handoff.flush,
     drained: () => handoff.queue.drained(),
     ready: () => state.started && state.joined && !state.stopping,
-    stats: () => ({
-      ...reader.counters(),
-      ...handoff.counters(),
-      ...assemblerStats(assembler),
-      deadLetters: options.deadLetters.count(),
-      rebalances: state.rebalances,
-      crashes: state.crashes,
-      queuedTraces: handoff.queue.waiting(),
-      inFlightTraces: handoff.queue.inFlight(),
-      pendingRecords: tracker.pendingRecords(),
-      commits: committer.commits(),
-      paused: backpressure.paused(),
-    }),
+    stats: () =>
+      sourceStats({
+        reader,
+        handoff,
+        assembler,
+        deadLetters: options.deadLetters,
+        state,
+        tracker,
+        committer,
+        backpressure,
+      }),
+  }
+}
+
+/** The offset committer of a source: every `commitIntervalMs` (default 1 s; `false`: only when asked). */
+function committerOf<R>(options: SpanSourceOptions<R>, tracker: OffsetTracker, now: () => number) {
+  const { consumer, commitIntervalMs } = options
+  return createOffsetCommitter({
+    tracker,
+    commit: (offsets) => consumer.commit(offsets),
+    intervalMs: commitIntervalMs === false ? Infinity : (commitIntervalMs ?? 1_000),
+    timeoutMs: options.commitTimeoutMs,
+    logger: options.logger,
+    now,
+  })
+}
+
+/** The source's counters and gauges (`SpanSource.stats`), read from its parts. */
+function sourceStats(parts: {
+  reader: ReturnType<typeof createRecordReader>
+  handoff: ReturnType<typeof createTraceHandoff>
+  assembler: TraceAssembler<RecordRef>
+  deadLetters: { count(): number }
+  state: SourceState
+  tracker: OffsetTracker
+  committer: ReturnType<typeof createOffsetCommitter>
+  backpressure: Backpressure
+}) {
+  const { reader, handoff, assembler, state, tracker, committer, backpressure } = parts
+  return {
+    ...reader.counters(),
+    ...handoff.counters(),
+    ...assemblerStats(assembler),
+    deadLetters: parts.deadLetters.count(),
+    rebalances: state.rebalances,
+    crashes: state.crashes,
+    queuedTraces: handoff.queue.waiting(),
+    inFlightTraces: handoff.queue.inFlight(),
+    pendingRecords: tracker.pendingRecords(),
+    commits: committer.commits(),
+    paused: backpressure.paused(),
   }
 }
 

@@ -148,6 +148,19 @@ function noteGaps(
   }
 }
 
+/** Who ran, as the run's spans record it; a stand-in for a missing agent span knows only the conversation its spans name. */
+function recordedIdentity(
+  tree: SpanTree,
+  agent: Span,
+  extraRoots: readonly Span[],
+  reader: ConventionReader,
+) {
+  if (tree.byId.has(agent.spanId)) return reader.identity(agent, tree)
+  return {
+    conversationId: extraRoots.map((root) => readerFor(root)?.identity(root).conversationId).find(Boolean),
+  }
+}
+
 function buildRun(
   tree: SpanTree,
   agent: Span,
@@ -157,17 +170,12 @@ function buildRun(
   noteGaps(tree, agent, extraRoots, adopted, notes)
 
   const metadata = reader.metadata(agent, notes)
-  // A stand-in for a missing agent span knows no agent; its spans may still name the conversation.
-  const recorded = tree.byId.has(agent.spanId)
-    ? reader.identity(agent, tree)
-    : {
-        conversationId: extraRoots
-          .map((root) => readerFor(root)?.identity(root).conversationId)
-          .find(Boolean),
-      }
   // Another instrumentation's agent span of the same invocation fills in what this one lacks.
   const twins = twinAgentSpans(tree, agent, isRun)
-  const identity = resolveIdentity(withTwins(recorded, twins, tree), metadata)
+  const identity = resolveIdentity(
+    withTwins(recordedIdentity(tree, agent, extraRoots, reader), twins, tree),
+    metadata,
+  )
   const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
   const { models } = runSpans
   const firstModel = models[0]
