@@ -5,6 +5,7 @@ import { delimiter, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { brokerAnswers } from '../../src/demo/local-broker.ts'
+import { loadTrafficSamples } from '../../src/demo/traffic.ts'
 import { repoRoot, runCli } from '../helpers/cli.ts'
 import { testBrokers } from '../helpers/kafka.ts'
 
@@ -101,7 +102,10 @@ describe('tracescore demo from the packed package', () => {
     expect(stderr).not.toMatch(/Error|Warning/)
     expect(stdout).toContain(`no Kafka broker at ${at}: starting the local one`)
     expect(stdout).toContain('the demo stops it at the end (--keep-broker keeps it)')
-    expect(stdout).toMatch(/produced 4 OTLP records \(4 traces, 63 recorded scenarios\)/)
+    // Every scenario the build copied into the package's demo data (scripts/demo-data.ts).
+    const scenarios = loadTrafficSamples(join(repoRoot, 'dist/demo-data')).length
+    expect(scenarios).toBeGreaterThan(60)
+    expect(stdout).toContain(`produced 4 OTLP records (4 traces, ${scenarios} recorded scenarios)`)
     expectSummary(stdout, 4)
     expect(stdout).toContain(`Stopped the Kafka broker the demo started on ${at}.`)
     // Its state lived in XDG_STATE_HOME, not in node_modules.
