@@ -31,7 +31,8 @@ export const configDefaults = {
     maxInFlightTraces: 256,
   },
   ledger: {
-    enabled: false,
+    /** On when a registered scorer calls a judge: those are the runs a repeat costs money and may change. */
+    enabled: 'auto' as boolean | 'auto',
     /** Empty: `<the topic the source reads>.score_ledger`. */
     topic: '',
     retentionMs: 24 * 60 * 60 * 1000,

@@ -201,6 +201,9 @@ describe('score ledger overrides', () => {
       resolveConfig({ ledger: { enabled: true } }, { TRACESCORE_LEDGER_ENABLED: 'false' }).ledger.enabled,
     ).toBe(false)
     expect(resolveConfig({}, { TRACESCORE_LEDGER_TOPIC: 'scores_seen' }).ledger.topic).toBe('scores_seen')
+    expect(
+      resolveConfig({ ledger: { enabled: false } }, { TRACESCORE_LEDGER_ENABLED: 'auto' }).ledger.enabled,
+    ).toBe('auto')
     expect(() => resolveConfig({}, { TRACESCORE_LEDGER_ENABLED: 'yes' })).toThrow(ConfigError)
     expect(() => resolveConfig({}, { TRACESCORE_LEDGER_ENABLED: 'yes' })).toThrow(/ledger\.enabled/)
     expect(() => resolveConfig({ ledger: { onUnavailable: 'ignore' as never } }, {})).toThrow(

@@ -26,7 +26,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
   TRACESCORE_KAFKA_SASL_MECHANISM: { path: ['kafka', 'sasl', 'mechanism'], parse: String },
   TRACESCORE_KAFKA_SASL_USERNAME: { path: ['kafka', 'sasl', 'username'], parse: String },
   TRACESCORE_KAFKA_SASL_PASSWORD: { path: ['kafka', 'sasl', 'password'], parse: String },
-  // Anything but true/1/false/0 is passed on as text, so the schema rejects it naming `ledger.enabled`.
+  // Anything but true/1/false/0 is passed on as text (`auto` is valid), so the schema rejects the rest naming `ledger.enabled`.
   TRACESCORE_LEDGER_ENABLED: {
     path: ['ledger', 'enabled'],
     parse: (raw) => ({ true: true, '1': true, false: false, '0': false })[raw] ?? raw,

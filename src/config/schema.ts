@@ -174,7 +174,8 @@ export const configSchema = z
     /** The score ledger (src/ledger): a run already scored is not scored again, its score re-delivered. */
     ledger: z
       .object({
-        enabled: z.boolean().default(d.ledger.enabled),
+        /** `'auto'`: on when a registered scorer has a judge (prompt-object) step. */
+        enabled: z.union([z.boolean(), z.literal('auto')]).default(d.ledger.enabled),
         /** Compacted topic of the ledger; default `<the topic the source reads>.score_ledger`. */
         topic: z.string().default(d.ledger.topic),
         /** Entries older than this are forgotten (in memory) and deleted by the broker (`retention.ms`). */

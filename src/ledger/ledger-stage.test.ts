@@ -8,6 +8,7 @@
  */
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { until } from '../../test/helpers/poll.ts'
 import { resolveConfig } from '../config/define-config.ts'
 import { createDeadLetterProducer } from '../ingest/dead-letter-producer.ts'
@@ -27,7 +28,7 @@ import { createScorer } from '../scoring/create-scorer.ts'
 import type { DeliverableScores } from '../sink/delivery-targets.ts'
 import { toScoreSpan } from '../sink/score-span.ts'
 import { serializeScoreSpanRequest } from '../sink/score-span-protobuf.ts'
-import { createLedgerStage, type LedgerRecording } from './ledger-stage.ts'
+import { createLedgerStage, type LedgerRecording, ledgerEnabled } from './ledger-stage.ts'
 import { createMemoryLedgerLog, type MemoryLedgerLog } from './testing/memory-ledger-log.ts'
 
 const logger = silentLogger()
@@ -235,5 +236,42 @@ describe('score ledger in the at-least-once core', () => {
     expect(delivered.every((n) => n === 1)).toBe(true)
     expect([...calls.values()].every((n) => n === 1)).toBe(true)
     expect(source.stats().deliveryFailures).toBeGreaterThanOrEqual(5)
+  })
+})
+
+describe("ledger.enabled: 'auto' (the default)", () => {
+  const codeScorer = createScorer({ id: 'code', description: 'code only', type: 'agent' }).generateScore(
+    () => 1,
+  )
+  const judgeScorer = createScorer({
+    id: 'judge',
+    description: 'asks a judge',
+    type: 'agent',
+    judge: { model: 'acme/judge', instructions: 'Judge.' },
+  })
+    .analyze({
+      description: 'judge it',
+      outputSchema: z.object({ ok: z.boolean() }),
+      createPrompt: () => 'Is it good?',
+    })
+    .generateScore(({ results }) => (results.analyzeStepResult.ok ? 1 : 0))
+  const enabledFor = (scorers: Record<string, unknown>, enabled?: boolean | 'auto') =>
+    ledgerEnabled(
+      resolveConfig(
+        { scorers: scorers as never, ...(enabled === undefined ? {} : { ledger: { enabled } }) },
+        {},
+      ),
+    )
+
+  it('is the default, on when a registered scorer has a judge step, off for code scorers alone', () => {
+    expect(resolveConfig({}, {}).ledger.enabled).toBe('auto')
+    expect(enabledFor({ a: { scorer: codeScorer } })).toBe(false)
+    expect(enabledFor({ a: { scorer: codeScorer }, b: { scorer: judgeScorer } })).toBe(true)
+    expect(enabledFor({})).toBe(false)
+  })
+
+  it('true and false are kept whatever the scorers', () => {
+    expect(enabledFor({ a: { scorer: codeScorer } }, true)).toBe(true)
+    expect(enabledFor({ b: { scorer: judgeScorer } }, false)).toBe(false)
   })
 })

@@ -9,6 +9,7 @@ import type { Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import type { TraceScores } from '../score-trace.ts'
 import type { Decision } from '../scoring/score-run.ts'
+import { callsJudge } from '../scoring/required-parts.ts'
 import { createKafkaLedgerLog, ensureLedgerTopic, type KafkaLedgerLog } from './kafka-ledger-log.ts'
 import { isLedgered, ledgerKey, scorerIdentity } from './ledger-entry.ts'
 import type { LedgerLog } from './ledger-log.ts'
@@ -163,6 +164,17 @@ export function ledgerTopicOf(config: Pick<TracescoreConfig, 'ledger' | 'kafka'>
 }
 
 /**
+ * Whether the ledger is on: `ledger.enabled`, where `'auto'` means on when a registered scorer has
+ * a judge (prompt-object) step. Code scorers decide again for nothing and the same way; a judge
+ * repeated costs a paid call and may answer differently.
+ */
+export function ledgerEnabled(config: Pick<TracescoreConfig, 'ledger' | 'scorers'>): boolean {
+  const { enabled } = config.ledger
+  if (enabled !== 'auto') return enabled
+  return Object.values(config.scorers).some((entry) => callsJudge(entry.scorer))
+}
+
+/**
  * The score ledger stage of the pipeline. At start it makes sure the ledger topic exists with at
  * least as many partitions as the source topic and starts its reader; when that fails within
  * `ledger.startTimeoutMs`, `ledger.onUnavailable` decides: `fail` rejects (tracescore exits 1
@@ -171,6 +183,7 @@ export function ledgerTopicOf(config: Pick<TracescoreConfig, 'ledger' | 'kafka'>
 export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
   const { config, logger } = options
   const topic = ledgerTopicOf(config)
+  const enabled = ledgerEnabled(config)
   const log =
     options.log ??
     createKafkaLedgerLog({
@@ -214,7 +227,7 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
 
   return {
     async start(sourceTopic, signal) {
-      if (!config.ledger.enabled) return
+      if (!enabled) return
       // The input topic is waited for as long as the source waits for it (no timeout).
       if (options.log === undefined) await waitForTopic(options.admin, config.kafka.topic, logger, signal)
       try {
@@ -257,7 +270,7 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
     },
     scoring: () => (active ? scoring : undefined),
     targets: (targets) =>
-      config.ledger.enabled ? ledgerFirst(targets, ledger, options.metrics) : [...targets],
+      enabled ? ledgerFirst(targets, ledger, options.metrics) : [...targets],
   }
 }
 

@@ -56,8 +56,13 @@ export function requiredParts(entry: { scorer: unknown; requires?: readonly RunP
   const id = read(() => scorer.id)
   const prebuilt = typeof id === 'string' ? MASTRA_PREBUILT.get(id) : undefined
   if (prebuilt) return prebuilt
-  const steps = read(() => scorer.getSteps?.())
-  return Array.isArray(steps) && steps.some((step) => step?.type === 'prompt') ? JUDGE_DEFAULT : []
+  return callsJudge(scorer) ? JUDGE_DEFAULT : []
+}
+
+/** Whether a scorer has a prompt-object (judge) step: each of its runs is a paid model call. */
+export function callsJudge(scorer: unknown): boolean {
+  const steps = read(() => (scorer as ScorerLike).getSteps?.())
+  return Array.isArray(steps) && steps.some((step) => step?.type === 'prompt')
 }
 
 const PART_NAMES: Record<RunPart, string> = {
