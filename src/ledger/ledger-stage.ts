@@ -8,8 +8,8 @@ import type { AgentRun } from '../model/index.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { Metrics } from '../ops/metrics.ts'
 import type { TraceScores } from '../score-trace.ts'
-import type { Decision } from '../scoring/score-run.ts'
 import { callsJudge } from '../scoring/required-parts.ts'
+import type { Decision } from '../scoring/score-run.ts'
 import { createKafkaLedgerLog, ensureLedgerTopic, type KafkaLedgerLog } from './kafka-ledger-log.ts'
 import { isLedgered, ledgerKey, scorerIdentity } from './ledger-entry.ts'
 import type { LedgerLog } from './ledger-log.ts'
@@ -269,8 +269,7 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
       if (active && !options.replay) ledger.assign(partitions)
     },
     scoring: () => (active ? scoring : undefined),
-    targets: (targets) =>
-      enabled ? ledgerFirst(targets, ledger, options.metrics) : [...targets],
+    targets: (targets) => (enabled ? ledgerFirst(targets, ledger, options.metrics) : [...targets]),
   }
 }
 
