@@ -48,6 +48,11 @@ export interface ConsumerHandlers {
    */
   onAssigned(partitions: readonly number[]): void
   /**
+   * The group began rebalancing (kafkajs's REBALANCING, before this member rejoins): its
+   * partitions may get another owner; `onAssigned` follows when the member joined again.
+   */
+  onRebalancing?(): void
+  /**
    * The consumer stopped fetching because of `error`. `recovering` says whether it (or its
    * supervisor) is bringing consumption back; false means it gave up for good.
    */

@@ -150,6 +150,9 @@ function forwardingHandlers(ctx: {
       ctx.budget.joined()
       ctx.owner().onAssigned(partitions)
     },
+    onRebalancing() {
+      if (ctx.isCurrent()) ctx.owner().onRebalancing?.()
+    },
     onCrash(error, recovering) {
       if (!ctx.isCurrent()) return
       ctx.budget.crashed()

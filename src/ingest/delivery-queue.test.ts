@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { until as untilWithin } from '../../test/helpers/poll.ts'
 import { createDeliveryQueue, type DeliveryOutcome, type DeliveryTarget } from './delivery-queue.ts'
+
+const until = (condition: () => boolean) => untilWithin(condition, 5_000, () => 'the condition')
 
 /** Real 1 ms waits: retries never spin without letting timers run. */
 const shortWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -94,5 +97,55 @@ describe('delivery queue', () => {
     expect(queue.drop((t) => t % 2 === 0).sort()).toEqual([6])
     await queue.drained()
     expect(outcomes.map((o) => o.trace).sort()).toEqual([1, 2, 3, 4, 5, 7])
+  })
+
+  it('holds deliveries during a rebalance; after it, revoked traces deliver nothing and the others are delivered', async () => {
+    const delivered: string[] = []
+    const { queue, outcomes, processed } = queueWith([
+      { name: 'sink', deliver: (r) => void delivered.push(r) },
+    ])
+    queue.hold(60_000)
+    queue.push([1, 2, 3])
+    await until(() => processed.length === 3)
+    await shortWait(20)
+    // Scored, not delivered: the member may be losing their partitions.
+    expect(delivered).toEqual([])
+    queue.release((trace) => trace === 2)
+    await queue.drained()
+    expect(delivered.sort()).toEqual(['scores of 1', 'scores of 3'])
+    expect(outcomes.find((o) => o.trace === 2)?.outcome).toBe('revoked')
+    expect(
+      outcomes
+        .filter((o) => o.outcome === 'delivered')
+        .map((o) => o.trace)
+        .sort(),
+    ).toEqual([1, 3])
+  })
+
+  it('a revoked trace whose delivery is being retried stops retrying; a hold ends by itself after its longest', async () => {
+    let down = true
+    const attempts = new Map<string, number>()
+    const { queue, outcomes } = queueWith([
+      {
+        name: 'flaky',
+        deliver: (r) => {
+          attempts.set(r, (attempts.get(r) ?? 0) + 1)
+          if (down) throw new Error('backend down')
+        },
+      },
+    ])
+    queue.push([1, 2])
+    await until(() => (attempts.get('scores of 1') ?? 0) >= 3 && (attempts.get('scores of 2') ?? 0) >= 3)
+    queue.release((trace) => trace === 1)
+    await until(() => outcomes.some((o) => o.trace === 1))
+    expect(outcomes).toEqual([{ trace: 1, outcome: 'revoked' }])
+    // A hold that no join ends lets deliveries go on after maxMs.
+    queue.hold(30)
+    down = false
+    await queue.drained()
+    expect(outcomes.map((o) => [o.trace, o.outcome])).toEqual([
+      [1, 'revoked'],
+      [2, 'delivered'],
+    ])
   })
 })

@@ -16,6 +16,8 @@ export type DeliveryOutcome =
   | 'abandoned'
   /** The policy's retries ran out (a bounded policy, as a replay's): its offsets must wait. */
   | 'undeliverable'
+  /** Its partitions went to another member before it was delivered: the new owner scores it. */
+  | 'revoked'
 
 /** Settings of the delivery queue. */
 interface DeliveryQueueOptions<T, R> {
@@ -48,7 +50,21 @@ export interface DeliveryQueue<T> {
   drained(): Promise<void>
   /** Ends every retry: in-flight deliveries give up (`abandoned`), waiting traces stay unprocessed. */
   stop(): void
+  /**
+   * A rebalance began: no delivery attempt starts (scoring goes on) until `release`, or for at
+   * most `maxMs`. A result delivered now could be for a partition about to get a new owner.
+   */
+  hold(maxMs: number): void
+  /**
+   * The group was (re)joined: deliveries go on, except for the traces in flight that `revoked`
+   * matches (their partitions have a new owner, which reads and scores them again): they deliver
+   * nothing and end `revoked`. An attempt already under way is not called back.
+   */
+  release(revoked?: (trace: T) => boolean): void
 }
+
+/** Thrown inside a delivery attempt of a revoked trace: ends its retries. */
+const REVOKED = new Error('partitions revoked')
 
 /**
  * The delivery queue: each trace is processed once (scored), and its result is kept until every
@@ -65,6 +81,15 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
   let inFlight = 0
   const stopping = new AbortController()
   const drainWaiters = new Set<() => void>()
+  const flying = new Set<T>()
+  const revoked = new Set<T>()
+  let hold: { released: Promise<void>; release: () => void; timer: NodeJS.Timeout } | undefined
+
+  /** Waits out a hold; true when the trace was revoked meanwhile (or before). */
+  const revokedAfterHold = async (trace: T): Promise<boolean> => {
+    while (hold !== undefined) await hold.released
+    return revoked.has(trace)
+  }
 
   const run = async (trace: T): Promise<void> => {
     let result: R
@@ -74,22 +99,29 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       options.onDone(trace, 'failed', error)
       return
     }
+    if ((hold !== undefined || revoked.size > 0) && (await revokedAfterHold(trace)))
+      return options.onDone(trace, 'revoked')
     if (targets.length === 0) return options.onDone(trace, 'delivered')
     const pending = new Set(targets)
     try {
       const onFailure = (target: string, error: unknown, attempt: number) =>
         options.onFailure?.(trace, target, error, attempt)
       await retryWithBackoff(
-        (attempt) => deliverPending(result, pending, attempt, attemptTimeoutMs, onFailure),
+        async (attempt) => {
+          if (attempt > 0 && (await revokedAfterHold(trace))) throw REVOKED
+          return deliverPending(result, pending, attempt, attemptTimeoutMs, onFailure)
+        },
         {
           policy,
           signal: stopping.signal,
           sleep: options.sleep,
+          shouldRetry: (error) => error !== REVOKED,
         },
       )
       options.onDone(trace, 'delivered')
     } catch (error) {
-      options.onDone(trace, stopping.signal.aborted ? 'abandoned' : 'undeliverable', error)
+      if (error === REVOKED) options.onDone(trace, 'revoked')
+      else options.onDone(trace, stopping.signal.aborted ? 'abandoned' : 'undeliverable', error)
     }
   }
 
@@ -104,7 +136,13 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       const trace = waiting[head]!
       waiting[head++] = undefined as T
       inFlight++
-      run(trace).then(landed, landed)
+      flying.add(trace)
+      run(trace)
+        .finally(() => {
+          flying.delete(trace)
+          revoked.delete(trace)
+        })
+        .then(landed, landed)
     }
     if (head > 1024 && head * 2 > waiting.length) {
       waiting.splice(0, head)
@@ -143,7 +181,26 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
     },
     stop() {
       stopping.abort()
+      hold?.release()
       pump()
+    },
+    hold(maxMs) {
+      if (hold !== undefined) return
+      let release = () => {}
+      const released = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      const timer = setTimeout(() => this.release(), maxMs)
+      timer.unref()
+      hold = { released, release, timer }
+    },
+    release(isRevoked) {
+      if (isRevoked) for (const trace of flying) if (isRevoked(trace)) revoked.add(trace)
+      if (hold === undefined) return
+      clearTimeout(hold.timer)
+      const { release } = hold
+      hold = undefined
+      release()
     },
   }
 }

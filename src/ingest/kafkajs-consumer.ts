@@ -84,6 +84,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       if (paused) quietly('pause', () => c.pause([{ topic }]))
       handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
     })
+    c.on(c.events.REBALANCING, () => handlers.onRebalancing?.())
     c.on(c.events.CRASH, (event) => {
       const { error, restart } = event.payload
       if (restart) handlers.onCrash(error, true)

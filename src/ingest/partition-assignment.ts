@@ -26,8 +26,9 @@ export interface AssignmentContext {
  * traces and holds stay valid), partitions not read yet start at their start offset if one is
  * given, and the state of lost ones is dropped, since their new owner reads them: open traces and
  * traces waiting for scoring go (and are forgotten as released, so they are scored should the
- * partition come back), while traces already being scored or delivered finish, their scores not
- * wasted. Returns the partitions revoked.
+ * partition come back), and traces being scored deliver nothing (the new owner scores them: two
+ * owners delivering could deliver two different judge answers for one run); a delivery attempt
+ * already under way finishes. Ends the delivery hold of the rebalance. Returns the partitions revoked.
  */
 export function applyAssignment(partitions: readonly number[], ctx: AssignmentContext): number[] {
   const { topic, consumer, tracker } = ctx
@@ -46,10 +47,15 @@ export function applyAssignment(partitions: readonly number[], ctx: AssignmentCo
     if (start !== undefined && tracker.readPosition(topic, partition) === undefined)
       consumer.seek(partition, start)
   }
-  if (lost.size === 0) return []
+  if (lost.size === 0) {
+    ctx.queue.release()
+    return []
+  }
   const isLost = (ref: RecordRef) => lost.has(ref.partition)
   ctx.assembler.discard(isLost)
-  const dropped = ctx.queue.drop((trace) => trace.recordRefs.every(isLost))
+  const allLost = (trace: IngestedTrace) => trace.recordRefs.every(isLost)
+  ctx.queue.release(allLost)
+  const dropped = ctx.queue.drop(allLost)
   ctx.assembler.forget(dropped.map((t) => t.traceId))
   ctx.logger.info({ topic, revoked: [...lost], droppedTraces: dropped.length }, 'partitions revoked')
   return [...lost]

@@ -302,6 +302,48 @@ describe('span source on the in-memory consumer port', () => {
     expect(h.source.stats().rebalances).toBe(3)
   })
 
+  it('delivers nothing for a trace whose partition was revoked while it was scored: its new owner scores it', async () => {
+    const judging = gate()
+    let judgedTrace = ''
+    let judgingStarted = false
+    const h = harness({
+      runs: 30,
+      source: {
+        maxInFlightTraces: 1,
+        async process(trace) {
+          h.scored.set(trace.traceId, (h.scored.get(trace.traceId) ?? 0) + 1)
+          if (trace.traceId === judgedTrace && (h.scored.get(trace.traceId) ?? 0) === 1) {
+            judgingStarted = true
+            await judging.opened // a judge request under way
+          }
+          return trace
+        },
+      },
+    })
+    judgedTrace = runs(h).find((r) => r.partition === 0 && r.offset > 2)!.traceId
+    await h.source.start()
+    await waitFor('the judge request under way', () => judgingStarted)
+    // A rebalance starts, and partition 0 goes to another member while the judge answers.
+    h.consumers[0]!.rebalancing()
+    judging.open()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(h.delivered.get(judgedTrace)).toBeUndefined() // held: the rebalance is not over
+    h.consumers[0]!.assign([1])
+    await waitFor(
+      'partition 1 committed to its end',
+      () => h.topic.committed(1) === h.topic.records(1).length,
+    )
+    await waitFor('the revoked trace counted', () => h.source.stats().tracesRevoked === 1)
+    // Its answer went nowhere: one owner delivers a run, whatever the judge said twice.
+    expect(h.delivered.get(judgedTrace)).toBeUndefined()
+    // The new owner (this member again, here) reads it from the committed offset and scores it.
+    h.consumers[0]!.assign([0, 1])
+    await untilCommittedToEnd(h)
+    expect(h.scored.get(judgedTrace)).toBe(2)
+    expect(h.delivered.get(judgedTrace)).toBe(1)
+    for (const run of runs(h)) expect(h.delivered.get(run.traceId), run.traceId).toBe(1)
+  })
+
   it('replaces a crashed consumer and goes on where it was, scoring every run once', async () => {
     let crashed = false
     const h = harness({ runs: 40 })

@@ -287,6 +287,9 @@ interface HandlerContext {
   onAssigned?(partitions: readonly number[]): void
 }
 
+/** Longest a rebalance holds deliveries: kafkajs's default rebalance timeout (a join takes no longer). */
+const MAX_REBALANCE_HOLD_MS = 60_000
+
 /** The source's answers to its consumer: read batches, apply (re)assignments, note crashes. */
 function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
   const { state, logger, topic } = ctx
@@ -298,6 +301,11 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       const last = ctx.reader.read(batch, ctx.ends?.get(batch.partition))
       ctx.handoff.collectReady()
       return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
+    },
+    onRebalancing() {
+      // Until the member joined again, no delivery starts: a partition it loses has a new owner
+      // that scores its runs again, and two owners delivering could deliver two different answers.
+      ctx.handoff.queue.hold(MAX_REBALANCE_HOLD_MS)
     },
     onAssigned(partitions) {
       state.rebalances++

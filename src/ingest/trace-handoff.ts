@@ -23,6 +23,8 @@ export interface HandoffCounters {
   tracesFailed: number
   /** Failed delivery attempts (one per trace and target). */
   deliveryFailures: number
+  /** Traces scored here whose partitions went to another member before delivery: delivered by it. */
+  tracesRevoked: number
 }
 
 /** Settings of the handoff. */
@@ -63,12 +65,19 @@ export function createTraceHandoff<R>(options: TraceHandoffOptions<R>): TraceHan
     tracesWithoutRuns: 0,
     tracesFailed: 0,
     deliveryFailures: 0,
+    tracesRevoked: 0,
   }
   const finish = (trace: IngestedTrace) => {
     for (const ref of trace.recordRefs) tracker.release(ref)
   }
   const onDone = (trace: IngestedTrace, outcome: DeliveryOutcome, error?: unknown) => {
     if (outcome === 'abandoned') return // its offsets wait: read again after a restart
+    if (outcome === 'revoked') {
+      // Its records are the new owner's now; should they come back here, they are scored again.
+      counters.tracesRevoked++
+      assembler.forget([trace.traceId])
+      return
+    }
     if (outcome === 'undeliverable') {
       logger.error({ err: error, traceId: trace.traceId }, 'delivery given up; its offsets stay uncommitted')
       options.onUndeliverable(error)

@@ -20,6 +20,8 @@ export interface MemoryRecordInput {
 export interface MemoryConsumer extends ConsumerPort {
   /** Simulates a rebalance that leaves this member `partitions`. */
   assign(partitions: readonly number[]): void
+  /** Simulates the start of a rebalance (kafkajs's REBALANCING); `assign` ends it. */
+  rebalancing(): void
   /** Simulates the client dying: no more fetches, `onCrash(error, false)`. */
   crash(error?: Error): void
   /** Whether the member fetches (started, not crashed or stopped). */
@@ -186,6 +188,9 @@ function memoryConsumer(
       positions.clear()
       for (const p of partitions) positions.set(p, startPosition(p))
       handlers?.onAssigned(partitions)
+    },
+    rebalancing() {
+      handlers?.onRebalancing?.()
     },
     crash(error = new Error('consumer crashed')) {
       running = false
