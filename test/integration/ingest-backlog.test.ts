@@ -10,6 +10,7 @@
  * What makes the backlog hard is kept: its records carry times 10 ms apart (40 s of traffic, as
  * written before an outage), and the throttled partition is read about a hundred times slower
  * than the others, so every other partition is read to its end while it is far behind.
+ * `INGEST_BACKLOG_ROUNDS=313` runs the issue's 1 M spans (about 20 minutes here).
  */
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -30,7 +31,9 @@ const PARTITIONS = 8
 const THROTTLED = 3
 /** Records of the throttled partition consumed per fetch (kafkajs fetches the rest of the batch again). */
 const THROTTLED_RECORDS_PER_FETCH = 2
-const ROUNDS = 25
+const ROUNDS = Number(process.env.INGEST_BACKLOG_ROUNDS ?? 25)
+/** Waits and the test's timeout grow with the traffic. */
+const SCALE = Math.max(1, ROUNDS / 25)
 
 const kafka = testKafka()
 const producer = kafka.producer()
@@ -146,7 +149,7 @@ async function consume(
     await whileRunning(source)
     await until(
       () => done(source),
-      120_000,
+      120_000 * SCALE,
       () => `consumed ${JSON.stringify(source.stats())}`,
     )
   } finally {
@@ -163,55 +166,59 @@ const finished = (records: number) => (source: SpanSource) => {
 }
 
 describe('event-time assembly of a backlog', () => {
-  it('builds and scores every run of a throttled null-keyed backlog exactly as live', async () => {
-    await producer.connect()
-    const spans = Array.from({ length: ROUNDS }, (_, i) => mixedTraffic(101 + i)).flat()
-    const records = nullKeyedRecords(spans, { partitions: PARTITIONS, spansPerRecord: 20 })
-    const agentRuns = ROUNDS * 100
-    const perPartition = new Map<number, number>()
-    for (const r of records) perPartition.set(r.partition, (perPartition.get(r.partition) ?? 0) + 1)
+  it(
+    'builds and scores every run of a throttled null-keyed backlog exactly as live',
+    async () => {
+      await producer.connect()
+      const spans = Array.from({ length: ROUNDS }, (_, i) => mixedTraffic(101 + i)).flat()
+      const records = nullKeyedRecords(spans, { partitions: PARTITIONS, spansPerRecord: 20 })
+      const agentRuns = ROUNDS * 100
+      const perPartition = new Map<number, number>()
+      for (const r of records) perPartition.set(r.partition, (perPartition.get(r.partition) ?? 0) + 1)
 
-    // Live: the consumer reads along while the records are produced (100 a second per partition).
-    const liveTopic = uniqueName('ingest-backlog-live')
-    await createTopic(kafka, liveTopic, PARTITIONS)
-    const live = await consume(
-      createKafkajsConsumer({ kafka, groupId: uniqueName('live'), fromBeginning: true, logger }),
-      liveTopic,
-      async (source) => {
-        await until(source.ready, 60_000, () => 'live consumer joined')
-        await produce(liveTopic, records, { recordsPerSecond: 800 })
-      },
-      finished(records.length),
-    )
+      // Live: the consumer reads along while the records are produced (100 a second per partition).
+      const liveTopic = uniqueName('ingest-backlog-live')
+      await createTopic(kafka, liveTopic, PARTITIONS)
+      const live = await consume(
+        createKafkajsConsumer({ kafka, groupId: uniqueName('live'), fromBeginning: true, logger }),
+        liveTopic,
+        async (source) => {
+          await until(source.ready, 60_000, () => 'live consumer joined')
+          await produce(liveTopic, records, { recordsPerSecond: 800 })
+        },
+        finished(records.length),
+      )
 
-    // Backlog: the same records written 10 ms apart before the consumer starts.
-    const backlogTopic = uniqueName('ingest-backlog')
-    await createTopic(kafka, backlogTopic, PARTITIONS)
-    await produce(backlogTopic, records, { spacedMs: 10 })
-    const slow = throttled(
-      createKafkajsConsumer({ kafka, groupId: uniqueName('backlog'), fromBeginning: true, logger }),
-      THROTTLED,
-      THROTTLED_RECORDS_PER_FETCH,
-      perPartition,
-    )
-    const backlog = await consume(slow.port, backlogTopic, async () => {}, finished(records.length))
+      // Backlog: the same records written 10 ms apart before the consumer starts.
+      const backlogTopic = uniqueName('ingest-backlog')
+      await createTopic(kafka, backlogTopic, PARTITIONS)
+      await produce(backlogTopic, records, { spacedMs: 10 })
+      const slow = throttled(
+        createKafkajsConsumer({ kafka, groupId: uniqueName('backlog'), fromBeginning: true, logger }),
+        THROTTLED,
+        THROTTLED_RECORDS_PER_FETCH,
+        perPartition,
+      )
+      const backlog = await consume(slow.port, backlogTopic, async () => {}, finished(records.length))
 
-    // The throttle was real: every other partition was read to its end while the throttled one
-    // had been read less than halfway.
-    expect(slow.progress.throttledWhenOthersDone).toBeGreaterThanOrEqual(0)
-    expect(slow.progress.throttledWhenOthersDone).toBeLessThan(perPartition.get(THROTTLED)! / 2)
+      // The throttle was real: every other partition was read to its end while the throttled one
+      // had been read less than halfway.
+      expect(slow.progress.throttledWhenOthersDone).toBeGreaterThanOrEqual(0)
+      expect(slow.progress.throttledWhenOthersDone).toBeLessThan(perPartition.get(THROTTLED)! / 2)
 
-    // Live: every run once, complete.
-    expect(live.runs.size).toBe(agentRuns)
-    expect(live.scores.size).toBe(agentRuns * 2)
-    expect(live.lateSpans).toBe(0)
-    // The backlog: the same runs built the same, the same scores, none missing, none twice.
-    expect(backlog.lateSpans).toBe(0)
-    expect(backlog.incomplete).toBe(0)
-    expect([...backlog.deliveries.values()].filter((n) => n > 1)).toEqual([])
-    expect(sorted(backlog.runs)).toEqual(sorted(live.runs))
-    expect(sorted(backlog.scores)).toEqual(sorted(live.scores))
-  })
+      // Live: every run once, complete.
+      expect(live.runs.size).toBe(agentRuns)
+      expect(live.scores.size).toBe(agentRuns * 2)
+      expect(live.lateSpans).toBe(0)
+      // The backlog: the same runs built the same, the same scores, none missing, none twice.
+      expect(backlog.lateSpans).toBe(0)
+      expect(backlog.incomplete).toBe(0)
+      expect([...backlog.deliveries.values()].filter((n) => n > 1)).toEqual([])
+      expect(sorted(backlog.runs)).toEqual(sorted(live.runs))
+      expect(sorted(backlog.scores)).toEqual(sorted(live.scores))
+    },
+    240_000 * SCALE,
+  )
 })
 
 const sorted = <V>(map: Map<string, V>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
