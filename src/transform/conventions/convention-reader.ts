@@ -29,6 +29,11 @@ export interface ToolSpanCall {
   result?: unknown
   /** Whether the span carries a result attribute at all (a tool may return undefined). */
   hasResult: boolean
+  /**
+   * The span cannot say that the call failed (its instrumentation's ERROR status never sticks):
+   * the result the next prompt sends the model says so, where the framework marks failed results.
+   */
+  failureInPrompt?: boolean
 }
 
 /**
