@@ -176,7 +176,14 @@ function buildRun(
     withTwins(recordedIdentity(tree, agent, extraRoots, reader), twins, tree),
     metadata,
   )
-  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots)
+  const unfold = reader.unfoldModelCalls
+  const runSpans = collectRunSpans(
+    tree,
+    agent,
+    isRun,
+    extraRoots,
+    unfold && ((model) => unfold(model, tree, notes)),
+  )
   const { models } = runSpans
   const firstModel = models[0]
   const unwrap = (prompt: ChatMessage[] | undefined) =>

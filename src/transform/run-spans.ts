@@ -22,15 +22,17 @@ export interface RunSpans {
 /**
  * Collects the spans anywhere under an agent span, stopping at the spans of nested runs (`isRun`;
  * the tool span that called them stays in this run). `adopted` are extra
- * subtrees whose parent is missing but which belong to this run.
+ * subtrees whose parent is missing but which belong to this run. `unfold` gives the model calls
+ * one model-call span holds, where the convention folds several onto one span.
  */
 export function collectRunSpans(
   tree: SpanTree,
   agent: Span,
   isRun: (span: Span) => boolean,
   adopted: readonly Span[] = [],
+  unfold?: (model: Span) => Span[] | undefined,
 ): RunSpans {
-  const models: Span[] = []
+  let models: Span[] = []
   const tools: Span[] = []
   const stepSpans: Span[] = []
   // The nearest step span and the nearest model call at or above each span, set as the walk goes
@@ -67,6 +69,7 @@ export function collectRunSpans(
       stack.push(child)
     }
   }
+  if (unfold) models = models.flatMap((model) => unfold(model) ?? [model])
   models.sort(byStart)
   tools.sort(byStart)
   const hasStepSpans = stepSpans.length > 0

@@ -33,6 +33,8 @@ interface Draft {
   result?: unknown
   hasResult: boolean
   errorText?: string
+  /** Its tool span cannot record a failure: the next prompt's result decides (see `ToolSpanCall`). */
+  failureInPrompt?: boolean
   timeUnixNano: string
   sequence: number
   step?: number
@@ -189,6 +191,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
       draft.result = call.result
       draft.hasResult = true
     }
+    if (call.failureInPrompt) draft.failureInPrompt = true
     const error = spanError(span) ?? reader.failure?.(span)
     if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
@@ -240,8 +243,10 @@ function queues<K>() {
 
 type ToolResultPart = Extract<ChatPart, { type: 'tool-result' }>
 
+/** Whether a prompt may still settle the call: no result or error yet, or a failure its span cannot record. */
 function isOpen(draft: Draft): boolean {
-  return draft.toolCallId !== undefined && !draft.hasResult && draft.errorText === undefined
+  if (draft.toolCallId === undefined || draft.errorText !== undefined) return false
+  return !draft.hasResult || draft.failureInPrompt === true
 }
 
 /**
@@ -260,10 +265,11 @@ function settle(byId: ReadonlyMap<string, readonly Draft[]>, results: readonly T
     const draft = byId.get(part.toolCallId)?.[occurrence]
     if (!draft || !isOpen(draft)) continue
     if (part.isError) draft.errorText = errorTextOf(part.result)
-    else {
+    else if (!draft.hasResult) {
       draft.result = part.result
       draft.hasResult = true
     }
+    draft.failureInPrompt = false
     settled++
   }
   return settled

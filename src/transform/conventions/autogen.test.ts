@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Span } from '../../model/index.ts'
 import { extractAgentRuns, spanRole } from '../index.ts'
 import { outputSteps, toolInvocations } from '../testing/output-steps.ts'
-import { span } from '../testing/span-builder.ts'
+import { sid, span } from '../testing/span-builder.ts'
 import { toolError, toolResult } from '../testing/tool-invocations.ts'
 
 const oiScope = { name: 'openinference.instrumentation.autogen_agentchat' }
@@ -117,6 +117,67 @@ describe('AutoGen AgentChat traced by OpenInference', () => {
     expect(toolInvocations(run!)[0]).toEqual(
       toolResult('c1', 'refund', { id: 'A17' }, { id: 'A17', ok: true }),
     )
+  })
+})
+
+describe('AutoGen AgentChat traced by OpenInference: failures its statuses drop', () => {
+  /** TOOL spans as the instrumentation ends them: OK, the result (or the error's text) as output. */
+  const toolSpans = ['c1', 'c2'].map((id, index) =>
+    oi({
+      id: `t-${id}`,
+      parent: 'agent',
+      name: 'support_agent.refund',
+      kind: 'TOOL',
+      start: 3 + index,
+      end: 4 + index,
+      attributes: {
+        'tool.name': 'refund',
+        'input.value': JSON.stringify({ id: index === 0 ? 'A17' : 'Z99' }),
+        'output.value': index === 0 ? "{'id': 'A17', 'ok': True}" : 'No order Z99',
+        'output.mime_type': 'text/plain',
+      },
+    }),
+  )
+
+  it("fails a call whose OK TOOL span's result the next prompt marks is_error", () => {
+    const [run] = extractAgentRuns([...trace(), ...toolSpans])
+    expect(toolInvocations(run!)).toEqual([
+      toolResult('c1', 'refund', { id: 'A17' }, { id: 'A17', ok: true }),
+      toolError('c2', 'refund', { id: 'Z99' }, 'No order Z99'),
+    ])
+  })
+
+  it('keeps the TOOL span result when no later prompt reports the call', () => {
+    const spans = trace().filter((span) => span.spanId !== sid('l2'))
+    const [run] = extractAgentRuns([...spans, ...toolSpans])
+    expect(toolInvocations(run!)[1]).toEqual(toolResult('c2', 'refund', { id: 'Z99' }, 'No order Z99'))
+  })
+
+  const withAgentEvent = (type: string, message: string) =>
+    trace().map((span) =>
+      span.spanId === sid('agent')
+        ? {
+            ...span,
+            events: [
+              {
+                name: 'exception',
+                timeUnixNano: span.endTimeUnixNano,
+                attributes: { 'exception.type': type, 'exception.message': message },
+              },
+            ],
+          }
+        : span,
+    )
+
+  it('fails a run whose OK AGENT span recorded the exception that ended it', () => {
+    const [run] = extractAgentRuns(withAgentEvent('openai.InternalServerError', 'Upstream model overloaded'))
+    expect(run!.status).toBe('error')
+    expect(run!.notes).toContain('agent run failed: Upstream model overloaded')
+  })
+
+  it('takes the cancellation that ends a finished stream for no failure', () => {
+    const [run] = extractAgentRuns(withAgentEvent('asyncio.exceptions.CancelledError', ''))
+    expect(run!.status).toBe('ok')
   })
 })
 

@@ -5,7 +5,7 @@ import { indexed, isRecord, parseJsonValue, readString } from '../read-attribute
 import { exceptionMessage } from '../span-error.ts'
 import type { ConventionReader } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
-import { ioValue, openInferenceReader } from './openinference.ts'
+import { ioValue, kind, openInferenceReader } from './openinference.ts'
 
 /** The scope of AutoGen's own spans (autogen-core's telemetry). */
 const NATIVE_SCOPE = 'autogen-core'
@@ -28,7 +28,11 @@ export const autogenReader: ConventionReader = {
  * invocation (the name in `graph.node.id`), whose `input.value` holds Python reprs of AgentChat
  * messages (never read: the model calls' prompts have the conversation); TOOL spans
  * `<agent>.<tool>` whose `output.value` is `str()` of the returned value (a Python literal).
- * A failed tool or run is not marked on these spans: AutoGen's own spans record it.
+ *
+ * The instrumentation (0.1.22) sets an AGENT or TOOL span's status OK before it knows the
+ * outcome, and OpenTelemetry keeps an OK status final, so its later ERROR is dropped: a failed
+ * tool is only the `is_error` of its result in the next prompt (`function.N`), a failed run only
+ * the `exception` event the AGENT span records (see {@link agentFailure}).
  */
 export const autogenOpenInferenceReader: ConventionReader = {
   ...openInferenceReader,
@@ -68,11 +72,30 @@ export const autogenOpenInferenceReader: ConventionReader = {
     )
   },
   toolCall(span, notes) {
-    const call = openInferenceReader.toolCall(span, notes)
+    const call = { ...openInferenceReader.toolCall(span, notes), failureInPrompt: true }
     if (typeof call.result !== 'string') return call
     const literal = parsePythonLiteral(call.result)
     return literal === undefined ? call : { ...call, result: literal }
   },
+  failure: agentFailure,
+}
+
+/** asyncio's cancellation, with which AgentChat stops reading an agent's stream it is done with. */
+const CANCELLED = /(?:^|\.)CancelledError$/
+
+/**
+ * The error of a failed AGENT span: the instrumentation records every exception that ends the
+ * agent's stream (and leaves the status OK), the cancellation that ends a finished one included.
+ */
+function agentFailure(span: Span): string | undefined {
+  if (kind(span) !== 'AGENT') return undefined
+  for (const event of span.events) {
+    if (event.name !== 'exception') continue
+    const type = readString(event.attributes, 'exception.type') ?? ''
+    if (CANCELLED.test(type)) continue
+    return readString(event.attributes, 'exception.message') || type || 'error'
+  }
+  return undefined
 }
 
 /** The tool results of one flattened input message's `function.N` entries. */

@@ -29,6 +29,11 @@ export interface ToolSpanCall {
   result?: unknown
   /** Whether the span carries a result attribute at all (a tool may return undefined). */
   hasResult: boolean
+  /**
+   * The span cannot say that the call failed (its instrumentation's ERROR status never sticks):
+   * the result the next prompt sends the model says so, where the framework marks failed results.
+   */
+  failureInPrompt?: boolean
 }
 
 /**
@@ -89,6 +94,13 @@ export interface ConventionReader {
    * tool call of the run around it.
    */
   headsRun?(span: Span, tree: SpanTree): boolean
+  /**
+   * The model calls a model-call span of the run holds, where a framework records several calls
+   * on one span (ADK traced by OpenInference overwrites one span at every call): a stand-in span
+   * per call, in call order, each read as a model call of its own. Asked of the run's reader for
+   * each model-call span of the run; undefined: the span is one call.
+   */
+  unfoldModelCalls?(span: Span, tree: SpanTree, notes: Notes): Span[] | undefined
   /**
    * A run's first model prompt as the program gave it, where the framework wraps the program's
    * instructions and input in its own template (the prompt may come from another convention's

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Span } from '../../model/index.ts'
 import { extractAgentRuns } from '../index.ts'
-import { toolInvocations } from '../testing/output-steps.ts'
+import { outputSteps, toolInvocations } from '../testing/output-steps.ts'
 import { sid, span } from '../testing/span-builder.ts'
 import { toolError, toolResult } from '../testing/tool-invocations.ts'
 
@@ -153,5 +153,129 @@ describe('Google ADK traced by OpenInference', () => {
     })
     const runs = extractAgentRuns([...trace(), billing])
     expect(runs.map((run) => run.agentName)).toEqual(['support'])
+  })
+})
+
+const text = (content: string) => ({ type: 'text', content })
+const call = (id: string, name: string, args: unknown) => ({ type: 'tool_call', id, name, arguments: args })
+const response = (id: string, value: unknown) => ({ type: 'tool_call_response', id, response: value })
+
+/** One turn whose model calls all landed on ADK's `invoke_agent` span: `prompt` is the last call's. */
+function foldedTurn(model: Record<string, string>, toolIds: string[]): Span[] {
+  const [inv, wf, run] = trace()
+  const tools = toolIds.map((id, index) =>
+    at(oiScope, {
+      id: `tool-${id}`,
+      parent: 'model',
+      name: 'execute_tool lookup',
+      start: 10 + index * 10,
+      end: 15 + index * 10,
+      attributes: {
+        'openinference.span.kind': 'TOOL',
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup',
+        'gen_ai.tool.call.id': id,
+        'gen_ai.tool.call.arguments': JSON.stringify({ id }),
+        'gen_ai.tool.call.result': JSON.stringify({ found: id }),
+      },
+    }),
+  )
+  const folded = at(adkScope, {
+    id: 'model',
+    parent: 'run',
+    name: 'invoke_agent support',
+    start: 3,
+    end: 97,
+    attributes: { 'openinference.span.kind': 'LLM', ...model },
+  })
+  return [inv!, wf!, run!, folded, ...tools]
+}
+
+/** ADK's GenAI keys of the folded span: the last call's prompt and answer. */
+const genAiKeys = (prompt: unknown[], answer = 'It shipped.') => ({
+  'gen_ai.operation.name': 'generate_content',
+  'gen_ai.input.messages': JSON.stringify(prompt),
+  'gen_ai.output.messages': JSON.stringify([
+    { role: 'assistant', parts: [text(answer)], finish_reason: 'stop' },
+  ]),
+})
+
+const wholeTurn = [
+  { role: 'user', parts: [text('Hi')] },
+  { role: 'assistant', parts: [text('Hello!')] },
+  { role: 'user', parts: [text('Where is A17?')] },
+  { role: 'assistant', parts: [text('Looking it up.'), call('c1', 'lookup', { id: 'c1' })] },
+  { role: 'user', parts: [response('c1', { found: 'c1' })] },
+  { role: 'assistant', parts: [call('c2', 'lookup', { id: 'c2' })] },
+  { role: 'user', parts: [response('c2', { found: 'c2' })] },
+]
+
+describe('Google ADK traced by OpenInference: the model calls folded into invoke_agent', () => {
+  it("rebuilds each call of the turn from the last prompt's history, then the last output", () => {
+    const [run] = extractAgentRuns(foldedTurn(genAiKeys(wholeTurn), ['c1', 'c2']))
+    expect(outputSteps(run!)).toEqual([
+      { texts: ['Looking it up.'], toolCallIds: ['c1'] },
+      { texts: [], toolCallIds: ['c2'] },
+      { texts: ['It shipped.'], toolCallIds: [] },
+    ])
+    expect(toolInvocations(run!)).toEqual([
+      toolResult('c1', 'lookup', { id: 'c1' }, { found: 'c1' }),
+      toolResult('c2', 'lookup', { id: 'c2' }, { found: 'c2' }),
+    ])
+    // The input and history are what they were: the prompt cut after the user's input.
+    expect(run!.input.inputMessages.map((m) => m.content.content)).toEqual(['Where is A17?'])
+    expect(run!.input.rememberedMessages.map((m) => m.content.content)).toEqual(['Hi', 'Hello!'])
+    expect(run!.notes).toBeUndefined()
+  })
+
+  it('takes the results from the prompt when the tool spans are lost', () => {
+    const spans = foldedTurn(genAiKeys(wholeTurn), [])
+    const [run] = extractAgentRuns(spans)
+    expect(outputSteps(run!).map((step) => step.toolCallIds)).toEqual([['c1'], ['c2'], []])
+    expect(toolInvocations(run!)[1]).toEqual(toolResult('c2', 'lookup', { id: 'c2' }, { found: 'c2' }))
+  })
+
+  it('keeps the calls one step, and says why, when the prompt lacks a tool span’s call', () => {
+    // History cut short: the prompt no longer holds c2's call.
+    const [run] = extractAgentRuns(foldedTurn(genAiKeys(wholeTurn.slice(0, 5)), ['c1', 'c2']))
+    expect(outputSteps(run!)).toEqual([{ texts: ['It shipped.'], toolCallIds: ['c1', 'c2'] }])
+    expect(run!.notes).toContain(
+      `model calls folded into span ${sid('model')} kept as one step: its prompt lacks tool call(s) c2 (history cut short?)`,
+    )
+  })
+
+  it('keeps the calls one step, and says why, when no prompt is recorded', () => {
+    const { 'gen_ai.input.messages': _prompt, ...withoutPrompt } = genAiKeys(wholeTurn)
+    const [run] = extractAgentRuns(foldedTurn(withoutPrompt, ['c1', 'c2']))
+    expect(outputSteps(run!)).toEqual([{ texts: ['It shipped.'], toolCallIds: ['c1', 'c2'] }])
+    expect(run!.notes).toContain(
+      `model calls folded into span ${sid('model')} kept as one step: its prompt is not recorded`,
+    )
+  })
+
+  it("drops an earlier call's tool calls left in OpenInference's flattened output keys", () => {
+    // The last call (text only) overwrote message 0's text, not the first call's tool-call keys.
+    const keys = {
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': 'Where is A17?',
+      'llm.input_messages.1.message.role': 'model',
+      'llm.input_messages.1.message.tool_calls.0.tool_call.id': 'c1',
+      'llm.input_messages.1.message.tool_calls.0.tool_call.function.name': 'lookup',
+      'llm.input_messages.1.message.tool_calls.0.tool_call.function.arguments': '{"id": "c1"}',
+      'llm.input_messages.2.message.role': 'tool',
+      'llm.input_messages.2.message.tool_call_id': 'c1',
+      'llm.input_messages.2.message.content': '{"found": "c1"}',
+      'llm.output_messages.0.message.role': 'model',
+      'llm.output_messages.0.message.content': 'It shipped.',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'c1',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'lookup',
+      'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"id": "c1"}',
+    }
+    const [run] = extractAgentRuns(foldedTurn(keys, ['c1']))
+    expect(outputSteps(run!)).toEqual([
+      { texts: [], toolCallIds: ['c1'] },
+      { texts: ['It shipped.'], toolCallIds: [] },
+    ])
+    expect(toolInvocations(run!)).toEqual([toolResult('c1', 'lookup', { id: 'c1' }, { found: 'c1' })])
   })
 })

@@ -9,7 +9,7 @@ import type { ConventionReader } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
 
 /** The instrumentation scope of Google ADK's own spans. */
-const SCOPE = 'gcp.vertex.agent'
+export const ADK_SCOPE = 'gcp.vertex.agent'
 
 /** Where ADK's own text starts in an agent's system instruction (after the program's). */
 const ADK_TEXT = '\n\nYou are an agent. Your internal name is '
@@ -25,7 +25,7 @@ const operation = (span: Span) => readString(span.attributes, 'gen_ai.operation.
  */
 export const googleAdkReader: ConventionReader = {
   ...genAiReader,
-  matches: (span) => span.scope.name === SCOPE && genAiReader.matches(span),
+  matches: (span) => span.scope.name === ADK_SCOPE && genAiReader.matches(span),
   runContinuations: transferChain,
   toolError(span) {
     // The status says only TOOL_ERROR; the error callback's `{"error": ...}` result holds the message.
