@@ -8,8 +8,10 @@
  * (`produceAtLiveTimes`): GenAI-heavy (every trace an agent run of 5 spans, `genAiTraffic`) and
  * mixed (1 agent trace in 10 among HTTP/DB traces, `mixedTraffic`). Per traffic, three rounds
  * alternating the order of the subjects, each with a fresh consumer group from the earliest offset:
- * - the Collector of tools/otelcol: Kafka receiver → batch → OTLP/HTTP exporter (their defaults,
- *   gzip included) to the receiver; done when every input span arrived there;
+ * - the Collector of tools/otelcol: Kafka receiver → batch → OTLP/HTTP exporter (their defaults
+ *   but the exporter's gzip: uncompressed, as tracescore exports by default; with gzip the
+ *   Collector spent 3–6 times the CPU per span here, see bench/RESULTS.md) to the receiver; done
+ *   when every input span arrived there;
  * - `tracescore run` (the built CLI, as a user runs it) at its defaults with the two example code
  *   scorers of config/scorers and OTLP score export to the receiver; done when its group's committed
  *   offsets reach the end offsets (after the default settle time of the last traces, 2 s, and the
@@ -44,6 +46,8 @@ export interface CollectorBenchRow {
   spansPerSec?: number
   cpuUsPerSpan?: number
   peakRssMiB?: number
+  /** CPU seconds per wall second (2 = both cores of this machine busy). */
+  cores?: number
   /** Each round: spans/s, CPU µs per span, peak RSS MiB. */
   rounds?: string
   ratio?: string
@@ -222,6 +226,7 @@ async function collectorRound(backlog: Backlog): Promise<Round> {
     'exporters:',
     '  otlp_http:',
     `    traces_endpoint: ${receiver.url}`,
+    '    compression: none',
     'service:',
     '  telemetry:',
     '    logs: { level: warn }',
@@ -322,6 +327,7 @@ function subjectRow(label: string, rounds: Round[], note: string): CollectorBenc
     spansPerSec: median(rounds.map((r) => r.spansPerSec)),
     cpuUsPerSpan: median(rounds.map((r) => r.cpuUsPerSpan)),
     peakRssMiB: median(rounds.map((r) => r.peakRssMiB)),
+    cores: median(rounds.map((r) => (r.spansPerSec * r.cpuUsPerSpan) / 1e6)),
     rounds: rounds
       .map((r) => `${fmt(r.spansPerSec)} / ${r.cpuUsPerSpan.toFixed(2)} / ${fmt(r.peakRssMiB)}`)
       .join(' | '),
