@@ -1,25 +1,30 @@
 /**
- * The pipeline benchmark's OTLP backend, in a worker thread: the receiver (`startOtlpReceiver`)
- * parses every export request and decodes its score spans, work of the backend, not of the
- * pipeline under test, which in production runs elsewhere. On the pipeline's own thread it took
- * CPU from the subject that the bare kafkajs baseline does not pay. Posts `{ url }` once
- * listening, `{ scores, done: true }` when `workerData.expected` distinct score spans arrived,
- * and `{ closed: true }` after the message `'close'`.
+ * The benchmarks' OTLP backend, in a worker thread: the receiver (`startOtlpReceiver`) parses
+ * every export request, work of the backend, not of the subject under test, which in production
+ * runs elsewhere. On the pipeline's own thread it took CPU from the subject that the bare kafkajs
+ * baseline does not pay. `workerData.count` says what `workerData.expected` counts: `'scores'`
+ * (default), distinct score spans, decoded; `'spans'`, spans of any kind, scanned but not decoded
+ * (a null receiver for a subject that forwards every span, as the Collector does).
+ * Posts `{ url }` once listening, `{ scores, arrivals, done: true }` when the expected count
+ * arrived, `{ scores, arrivals }` after the message `'counts'`, and `{ closed: true }` after `'close'`.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 
 const port = parentPort!
-const expected = (workerData as { expected: number }).expected
-const receiver = await startOtlpReceiver()
+const { expected, count = 'scores' } = workerData as { expected: number; count?: 'scores' | 'spans' }
+const receiver = await startOtlpReceiver({ decode: count === 'scores' })
+const counts = () => ({ scores: receiver.scores.size, arrivals: receiver.arrivals() })
+const reached = () => (count === 'scores' ? receiver.scores.size : receiver.arrivals()) >= expected
 let done = false
-receiver.onScore = () => {
-  if (done || receiver.scores.size < expected) return
+const check = () => {
+  if (done || !reached()) return
   done = true
-  port.postMessage({ scores: receiver.scores.size, done: true })
+  port.postMessage({ ...counts(), done: true })
 }
+receiver.onRequest = check
 port.on('message', async (message) => {
-  if (message === 'scores') port.postMessage({ scores: receiver.scores.size })
+  if (message === 'counts') port.postMessage(counts())
   if (message !== 'close') return
   await receiver.close()
   port.postMessage({ closed: true })

@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import type { Kafka } from 'kafkajs'
+import type { Kafka, Producer } from 'kafkajs'
 import { pino } from 'pino'
 import { resolveConfig } from '../src/config/index.ts'
 import { createScorer, notScorable } from '../src/index.ts'
@@ -23,7 +23,7 @@ import type { Sink } from '../src/sink/index.ts'
 import { type OtlpReceiver, startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 import { makeRuns, produceRuns, type RunRecord, runKey } from '../test/helpers/fault-traffic.ts'
 import { createTopic, testBrokers, testKafka, uniqueName } from '../test/helpers/kafka.ts'
-import { mixedTraffic, nullKeyedRecords } from '../test/helpers/mixed-traffic.ts'
+import { mixedTraffic, type NullKeyedRecord, nullKeyedRecords } from '../test/helpers/mixed-traffic.ts'
 
 /** One row of the pipeline benchmark. */
 export interface PipelineBenchRow {
@@ -147,21 +147,27 @@ function pipelineFor(
   return createPipeline(config, { logger, extraSinks })
 }
 
-/** The OTLP receiver in a worker thread (`otlp-receiver-worker.ts`): a backend off the pipeline's thread. */
-async function receiverInWorker(expected: number) {
+/**
+ * The OTLP receiver in a worker thread (`otlp-receiver-worker.ts`): a backend off the pipeline's
+ * thread; `done` resolves once `expected` distinct score spans (or, with `count: 'spans'`, spans
+ * of any kind) arrived.
+ */
+export async function receiverInWorker(expected: number, count: 'scores' | 'spans' = 'scores') {
   const worker = new Worker(new URL('./otlp-receiver-worker.ts', import.meta.url), {
-    workerData: { expected },
+    workerData: { expected, count },
   })
   let scores = 0
+  let arrivals = 0
   let onDone = () => {}
   const done = new Promise<void>((resolve) => {
     onDone = resolve
   })
   const url = await new Promise<string>((resolve, reject) => {
     worker.once('error', reject)
-    worker.on('message', (message: { url?: string; scores?: number; done?: boolean }) => {
+    worker.on('message', (message: { url?: string; scores?: number; arrivals?: number; done?: boolean }) => {
       if (message.url) resolve(message.url)
       if (message.scores !== undefined) scores = message.scores
+      if (message.arrivals !== undefined) arrivals = message.arrivals
       if (message.done) onDone()
     })
   })
@@ -169,6 +175,16 @@ async function receiverInWorker(expected: number) {
     url,
     done,
     scores: () => scores,
+    /** Spans arrived, of any kind, as of the last message from the worker. */
+    arrivals: () => arrivals,
+    /** Asks the worker for its counts; resolves once they are in `scores()` and `arrivals()`. */
+    async refresh() {
+      const answered = new Promise((resolve) =>
+        worker.once('message', (m: { arrivals?: number }) => m.arrivals !== undefined && resolve(m)),
+      )
+      worker.postMessage('counts')
+      await answered
+    },
     async close() {
       const closed = new Promise((resolve) =>
         worker.on('message', (m: { closed?: boolean }) => m.closed && resolve(m)),
@@ -349,6 +365,31 @@ async function backlogRead(topic: string, records: number): Promise<BacklogRound
   return { ms: last - first, pausedMs, scores, lateSpans, peakSpans, peakBytes }
 }
 
+/** Record times of a pre-filled backlog: 50-span records 2.5 ms apart, 20,000 spans/s of live traffic. */
+export const RECORD_INTERVAL_MS = 2.5
+
+/**
+ * Produces null-keyed records in requests of 100, as a backlog of live traffic: record `i` of
+ * them stamped `firstTime + (from + i) * RECORD_INTERVAL_MS`.
+ */
+export async function produceAtLiveTimes(
+  producer: Producer,
+  topic: string,
+  records: readonly NullKeyedRecord[],
+  firstTime: number,
+  from = 0,
+): Promise<void> {
+  for (let i = 0; i < records.length; i += 100) {
+    const messages = records.slice(i, i + 100).map((r, k) => ({
+      key: null,
+      value: r.value,
+      partition: r.partition,
+      timestamp: String(Math.round(firstTime + (from + i + k) * RECORD_INTERVAL_MS)),
+    }))
+    await producer.send({ topic, acks: -1, messages })
+  }
+}
+
 /**
  * The backlog case: `rounds` rounds of mixed traffic (100 agent runs among 900 HTTP/DB traces,
  * 3,200 spans each) as null-keyed records of 50 spans over 8 partitions, written with record
@@ -365,16 +406,7 @@ export async function runBacklog(rounds = 100, repeats = 2): Promise<PipelineBen
   await createTopic(kafka, topic, 8)
   const producer = kafka.producer()
   await producer.connect()
-  const firstTime = Date.now() - records.length * 2.5
-  for (let i = 0; i < records.length; i += 100) {
-    const messages = records.slice(i, i + 100).map((r, k) => ({
-      key: null,
-      value: r.value,
-      partition: r.partition,
-      timestamp: String(Math.round(firstTime + (i + k) * 2.5)),
-    }))
-    await producer.send({ topic, acks: -1, messages })
-  }
+  await produceAtLiveTimes(producer, topic, records, Date.now() - records.length * RECORD_INTERVAL_MS)
   await producer.disconnect()
   let bareMs = Number.POSITIVE_INFINITY
   const reads: BacklogRound[] = []

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gunzipSync } from 'node:zlib'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
+import { scanOtlpProto } from '../../src/ingest/decode/scan-proto.ts'
 import type { Span } from '../../src/model/index.ts'
 
 /** One score span as the receiver saw it (first arrival). */
@@ -46,6 +47,8 @@ export interface OtlpReceiver {
   readonly changedIds: Set<string>
   /** Called on every first arrival (benchmarks time them). */
   onScore?: (score: ReceivedScore) => void
+  /** Called after every export request answered 2xx. */
+  onRequest?: () => void
   /** Stops listening and drops open connections: exporters get "connection refused". */
   down(): Promise<void>
   /** Listens again on the same port. */
@@ -68,8 +71,14 @@ function listen(server: Server, port: number): Promise<number> {
   })
 }
 
-/** Starts the receiver on a free port (or `port`). `decode: false` only counts requests (benchmarks). */
-export async function startOtlpReceiver(options: { port?: number } = {}): Promise<OtlpReceiver> {
+/**
+ * Starts the receiver on a free port (or `port`). `decode: false` (benchmarks forwarding every
+ * span, e.g. the Collector's): protobuf requests are only scanned, their spans counted in
+ * `arrivals()` without being decoded or kept (`scores` stays empty).
+ */
+export async function startOtlpReceiver(
+  options: { port?: number; decode?: boolean } = {},
+): Promise<OtlpReceiver> {
   const scores = new Map<string, ReceivedScore>()
   const contents = new Map<string, string>()
   const changedIds = new Set<string>()
@@ -131,6 +140,13 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
       const json = String(req.headers['content-type'] ?? '').includes('json')
       let spans: Span[]
       try {
+        if (options.decode === false && !json) {
+          arrivals += scanOtlpProto(body).length
+          requests++
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end('')
+          receiver.onRequest?.()
+          return
+        }
         spans = decodeOtlpTraces(json ? body.toString('utf8') : body, json ? 'otlp_json' : 'otlp_proto')
       } catch (error) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end(String(error))
@@ -166,6 +182,7 @@ export async function startOtlpReceiver(options: { port?: number } = {}): Promis
       requests++
       res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' })
       res.end(json ? '{}' : '')
+      receiver.onRequest?.()
     }
   })
   server.keepAliveTimeout = 5_000

@@ -20,6 +20,8 @@ export interface ServiceConfigOptions {
    * back only after the old member's session expired: fault tests that do either use a short one.
    */
   sessionTimeoutMs?: number
+  /** No `assembly` settings at all: the service's defaults (the settings below are ignored). */
+  defaultAssembly?: boolean
   settleMs?: number
   /** Default 60,000. */
   maxTraceAgeMs?: number
@@ -53,12 +55,7 @@ export default defineConfig({
     ${o.encoding ? `encoding: ${JSON.stringify(o.encoding)},` : ''}
     ${o.sessionTimeoutMs ? `sessionTimeoutMs: ${o.sessionTimeoutMs},` : ''}
   },
-  assembly: {
-    settleMs: ${o.settleMs ?? 200},
-    maxTraceAgeMs: ${o.maxTraceAgeMs ?? 60_000},
-    maxBufferedSpans: ${o.maxBufferedSpans ?? 200_000},
-    maxBufferedBytes: ${o.maxBufferedBytes ?? 256 * 1024 * 1024},
-  },
+  ${o.defaultAssembly ? '' : assemblyOf(o)}
   ${o.judges ? `judges: ${o.judges},` : ''}
   ${o.ledger ? `ledger: ${o.ledger},` : ''}
   scorers: ${scorers},
@@ -67,4 +64,14 @@ export default defineConfig({
 })
 `
   return writeTempFile(`${name}.config.ts`, source)
+}
+
+/** The `assembly` settings of a fault-test configuration. */
+function assemblyOf(o: ServiceConfigOptions): string {
+  return `assembly: {
+    settleMs: ${o.settleMs ?? 200},
+    maxTraceAgeMs: ${o.maxTraceAgeMs ?? 60_000},
+    maxBufferedSpans: ${o.maxBufferedSpans ?? 200_000},
+    maxBufferedBytes: ${o.maxBufferedBytes ?? 256 * 1024 * 1024},
+  },`
 }

@@ -18,6 +18,20 @@ export async function otelcolBinary(): Promise<string> {
   return stdout.trim().split('\n').at(-1)!
 }
 
+/**
+ * Builds the Collector when the cache has none (minutes): resolves to undefined when it is there,
+ * or to the build script's message when it cannot be built on this machine (no Go: exit 3).
+ */
+export async function otelcolMissing(): Promise<string | undefined> {
+  const result = await otelcolBinary().then(
+    () => ({ code: 0, stderr: '' }),
+    (error: { code?: number; stderr?: string }) => error,
+  )
+  if (result.code === 3) return (result.stderr ?? '').trim()
+  if (result.code !== 0) throw new Error(`scripts/otelcol-build.sh failed:\n${result.stderr}`)
+  return undefined
+}
+
 /** A running Collector. */
 export interface Collector {
   readonly child: ChildProcess
