@@ -216,6 +216,8 @@ export const configSchema = z
                 timeoutMs: z.number().int().positive().optional(),
                 compression: z.enum(['gzip', 'none']).optional(),
                 passThreshold: z.number().optional(),
+                /** `worker` (default): score spans are built and sent off the pipeline's thread. */
+                exportThread: z.enum(['worker', 'main']).optional(),
               })
               .strict(),
           ])
