@@ -9,6 +9,8 @@
  *   trace's spans on several partitions, as the Collector's exporter writes by default), consumed
  *   at the default settings: spans/s against a bare read, time paused on a full buffer, scores
  *   missing and late spans.
+ * Rounds alternate the bare read, the pipeline with its OTLP export on the worker thread, on the
+ * pipeline's thread, and with a counting sink (`PIPELINE_BENCH_ROUNDS`, default 2).
  * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
  */
 import { spawnSync } from 'node:child_process'
@@ -38,6 +40,8 @@ export interface PipelineBenchRow {
 const PARTITIONS = 4
 /** Busy share of the pipeline's (main) thread in the last round, from first record to last score. */
 let busy = 0
+/** CPU µs of the last round (pipeline start to stop): the pipeline's thread, the process without the receiver's thread. */
+let cpuUs = { thread: 0, process: 0 }
 /** Backpressure pauses logged by the pipelines of this process. */
 let pauses = 0
 
@@ -106,8 +110,8 @@ async function bareRead(kafka: Kafka, topic: string, records: number): Promise<n
   return last - first
 }
 
-/** How the benchmark's pipeline delivers scores. */
-type SinkMode = 'otlp' | 'count'
+/** How the benchmark's pipeline delivers scores: OTLP export on its worker thread (the default) or on the pipeline's thread, or counted. */
+type SinkMode = 'otlp' | 'otlp-main' | 'count'
 
 function pipelineFor(
   topic: string,
@@ -127,7 +131,16 @@ function pipelineFor(
     },
     assembly: { settleMs },
     scorers: codeScorers,
-    sinks: { otlp: mode === 'otlp' ? { endpoint: receiver.url, protocol: 'http/protobuf' } : false },
+    sinks: {
+      otlp:
+        mode === 'count'
+          ? false
+          : {
+              endpoint: receiver.url,
+              protocol: 'http/protobuf',
+              exportThread: mode === 'otlp-main' ? 'main' : 'worker',
+            },
+    },
     metrics: { port: 0 },
   })
   // The diagnostic variants replace the configured OTLP sink.
@@ -157,10 +170,14 @@ async function receiverInWorker(expected: number) {
   const done = new Promise<void>((resolve) => {
     onDone = resolve
   })
+  let startCpuUs = 0
   const url = await new Promise<string>((resolve, reject) => {
     worker.once('error', reject)
-    worker.on('message', (message: { url?: string; scores?: number; done?: boolean }) => {
-      if (message.url) resolve(message.url)
+    worker.on('message', (message: { url?: string; cpuUs?: number; scores?: number; done?: boolean }) => {
+      if (message.url) {
+        startCpuUs = message.cpuUs ?? 0
+        resolve(message.url)
+      }
       if (message.scores !== undefined) scores = message.scores
       if (message.done) onDone()
     })
@@ -169,13 +186,15 @@ async function receiverInWorker(expected: number) {
     url,
     done,
     scores: () => scores,
-    async close() {
-      const closed = new Promise((resolve) =>
-        worker.on('message', (m: { closed?: boolean }) => m.closed && resolve(m)),
+    /** Stops the receiver; its thread's CPU µs since it was listening. */
+    async close(): Promise<number> {
+      const closed = new Promise<number>((resolve) =>
+        worker.on('message', (m: { closed?: boolean; cpuUs?: number }) => m.closed && resolve(m.cpuUs ?? 0)),
       )
       worker.postMessage('close')
-      await closed
+      const receiverCpuUs = await closed
       await worker.terminate()
+      return receiverCpuUs - startCpuUs
     },
   }
 }
@@ -214,6 +233,8 @@ async function pipelineRead(
       resolve()
     })
   })
+  const threadCpu0 = process.threadCpuUsage()
+  const processCpu0 = process.cpuUsage()
   await pipeline.start()
   const elu0 = performance.eventLoopUtilization()
   await Promise.race([
@@ -228,7 +249,13 @@ async function pipelineRead(
   busy = performance.eventLoopUtilization(elu0).utilization
   clearInterval(poll)
   await pipeline.stop()
-  await receiver.close()
+  const threadCpu = process.threadCpuUsage(threadCpu0)
+  const processCpu = process.cpuUsage(processCpu0)
+  const receiverCpuUs = await receiver.close()
+  cpuUs = {
+    thread: threadCpu.user + threadCpu.system,
+    process: processCpu.user + processCpu.system - receiverCpuUs,
+  }
   return last - first
 }
 
@@ -435,7 +462,7 @@ export async function run(
 ): Promise<PipelineBenchRow[]> {
   ensureBroker()
   const runsN = options.runs ?? 20_000
-  const rounds = options.rounds ?? 2
+  const rounds = options.rounds ?? Number(process.env.PIPELINE_BENCH_ROUNDS ?? 2)
   const kafka = testKafka('bench-pipeline')
   const runs = makeRuns(runsN, 3)
   const spans = runs.reduce((n, r) => n + r.spans, 0)
@@ -447,22 +474,30 @@ export async function run(
   await producer.disconnect()
 
   let bareMs = Number.POSITIVE_INFINITY
-  let pipeMs = Number.POSITIVE_INFINITY
-  let noExportMs = Number.POSITIVE_INFINITY
-  const pausesOf = { pipe: [] as number[], noExport: [] as number[] }
-  const busyOf = { pipe: [] as string[], noExport: [] as string[] }
+  const modes = ['otlp', 'otlp-main', 'count'] as const
+  const of = Object.fromEntries(
+    modes.map((m) => [
+      m,
+      { ms: Number.POSITIVE_INFINITY, pauses: [] as number[], busy: [] as string[], cpu: [] as string[] },
+    ]),
+  ) as Record<SinkMode, { ms: number; pauses: number[]; busy: string[]; cpu: string[] }>
   const pct100 = (share: number) => `${Math.round(share * 100)}%`
+  const perSpan = (us: number) => (us / spans).toFixed(1)
   for (let r = 0; r < rounds; r++) {
     bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
-    let before = pauses
-    pipeMs = Math.min(pipeMs, await pipelineRead(topic, runs, 100))
-    pausesOf.pipe.push(pauses - before)
-    busyOf.pipe.push(pct100(busy))
-    before = pauses
-    noExportMs = Math.min(noExportMs, await pipelineRead(topic, runs, 100, 'count'))
-    pausesOf.noExport.push(pauses - before)
-    busyOf.noExport.push(pct100(busy))
+    for (const mode of modes) {
+      const before = pauses
+      const m = of[mode]
+      m.ms = Math.min(m.ms, await pipelineRead(topic, runs, 100, mode))
+      m.pauses.push(pauses - before)
+      m.busy.push(pct100(busy))
+      m.cpu.push(`${perSpan(cpuUs.thread)} / ${perSpan(cpuUs.process)}`)
+    }
   }
+  const pipeMs = of.otlp.ms
+  const noExportMs = of.count.ms
+  const pausesOf = { pipe: of.otlp.pauses, noExport: of.count.pauses }
+  const busyOf = { pipe: of.otlp.busy, noExport: of.count.busy }
   const bareRate = (spans * 1000) / bareMs
   const pipeRate = (spans * 1000) / pipeMs
   const noExportRate = (spans * 1000) / noExportMs
@@ -472,13 +507,29 @@ export async function run(
   const backlog = await runBacklog()
   return [
     {
-      measure: `pipeline spans/s (${fmt(spans)} spans, ${fmt(runs.length)} runs, 2 code scorers, OTLP export; ingest pauses per round ${pausesOf.pipe.join('/')}, pipeline thread busy ${busyOf.pipe.join('/')})`,
+      measure: `pipeline spans/s (${fmt(spans)} spans, ${fmt(runs.length)} runs, 2 code scorers, OTLP export on its worker thread; ingest pauses per round ${pausesOf.pipe.join('/')}, pipeline thread busy ${busyOf.pipe.join('/')})`,
       value: fmt(pipeRate),
       baseline: `bare kafkajs read ${fmt(bareRate)}`,
       ratio: `${ratio.toFixed(2)}x`,
       target: '>= 0.4x',
       met: ratio >= 0.4 ? 'yes' : 'NO',
     },
+    {
+      measure: `same pipeline, OTLP export on the pipeline's thread (sinks.otlp.exportThread: main, the export before issue 20; ingest pauses per round ${of['otlp-main'].pauses.join('/')}, busy ${of['otlp-main'].busy.join('/')})`,
+      value: fmt((spans * 1000) / of['otlp-main'].ms),
+      baseline: `bare kafkajs read ${fmt(bareRate)}`,
+      ratio: `${((spans * 1000) / of['otlp-main'].ms / bareRate).toFixed(2)}x`,
+      target: '-',
+      met: '-',
+    },
+    ...modes.map((mode) => ({
+      measure: `CPU µs per span, pipeline thread / process without the receiver's thread, each round: ${{ otlp: 'OTLP export on its worker thread', 'otlp-main': "OTLP export on the pipeline's thread", count: 'counting sink' }[mode]}`,
+      value: of[mode].cpu.join('; '),
+      baseline: '-',
+      ratio: '-',
+      target: '-',
+      met: '-',
+    })),
     {
       measure: `diagnostic: same pipeline, OTLP export replaced by a counting sink (ingest pauses per round ${pausesOf.noExport.join('/')}, busy ${busyOf.noExport.join('/')})`,
       value: fmt(noExportRate),
