@@ -40,7 +40,7 @@ export interface PipelineBenchRow {
 const PARTITIONS = 4
 /** Busy share of the pipeline's (main) thread in the last round, from first record to last score. */
 let busy = 0
-/** CPU µs of the last round (pipeline start to stop): the pipeline's thread, the process without the receiver's thread. */
+/** CPU µs of the last round (first record to last score): the pipeline's thread, the process without the receiver's thread. */
 let cpuUs = { thread: 0, process: 0 }
 /** Backpressure pauses logged by the pipelines of this process. */
 let pauses = 0
@@ -223,8 +223,14 @@ async function pipelineRead(
     }
   })
   let first = 0
+  let threadCpu0 = process.threadCpuUsage()
+  let processCpu0 = process.cpuUsage()
   const poll = setInterval(() => {
-    if (first === 0 && pipeline.stats().records > 0) first = performance.now()
+    if (first === 0 && pipeline.stats().records > 0) {
+      first = performance.now()
+      threadCpu0 = process.threadCpuUsage()
+      processCpu0 = process.cpuUsage()
+    }
   }, 5)
   const done = new Promise<void>((resolve) => {
     finish = resolve
@@ -233,8 +239,6 @@ async function pipelineRead(
       resolve()
     })
   })
-  const threadCpu0 = process.threadCpuUsage()
-  const processCpu0 = process.cpuUsage()
   await pipeline.start()
   const elu0 = performance.eventLoopUtilization()
   await Promise.race([
@@ -246,11 +250,11 @@ async function pipelineRead(
       ).unref(),
     ),
   ])
+  const threadCpu = process.threadCpuUsage(threadCpu0)
+  const processCpu = process.cpuUsage(processCpu0)
   busy = performance.eventLoopUtilization(elu0).utilization
   clearInterval(poll)
   await pipeline.stop()
-  const threadCpu = process.threadCpuUsage(threadCpu0)
-  const processCpu = process.cpuUsage(processCpu0)
   const receiverCpuUs = await receiver.close()
   cpuUs = {
     thread: threadCpu.user + threadCpu.system,

@@ -43,7 +43,10 @@ interface InFlight {
   reject: (error: Error) => void
 }
 
-/** Starts the export thread's manager; the worker itself starts with the first export. */
+/**
+ * Starts the export thread (now, so that its start-up is not paid by the first export; after a
+ * death with nothing in flight, the next export starts the next one).
+ */
 export function startScoreExportThread(
   settings: ExportThreadSettings,
   { workerUrl = defaultWorkerUrl, onWorker, maxWorkerDeaths = 3 }: ScoreExportThreadOptions = {},
@@ -98,6 +101,8 @@ export function startScoreExportThread(
     for (const [id, request] of inFlight) send(id, request.records)
   }
 
+  worker = spawn()
+  worker.unref()
   return {
     export(records) {
       if (closing) return Promise.reject(new Error('the OTLP sink is closed'))
