@@ -10,7 +10,8 @@
  *   at the default settings: spans/s against a bare read, time paused on a full buffer, scores
  *   missing and late spans.
  * Rounds alternate the bare read, the pipeline with its OTLP export on the worker thread, on the
- * pipeline's thread, and with a counting sink (`PIPELINE_BENCH_ROUNDS`, default 2).
+ * pipeline's thread, and with a counting sink (`PIPELINE_BENCH_ROUNDS`, default 2; agent runs per
+ * round `PIPELINE_BENCH_RUNS`, default 20,000; `PIPELINE_BENCH_BACKLOG=0` leaves out the backlog case).
  * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
  */
 import { spawnSync } from 'node:child_process'
@@ -465,7 +466,7 @@ export async function run(
   options: { runs?: number; rounds?: number; latencyRuns?: number } = {},
 ): Promise<PipelineBenchRow[]> {
   ensureBroker()
-  const runsN = options.runs ?? 20_000
+  const runsN = options.runs ?? Number(process.env.PIPELINE_BENCH_RUNS ?? 20_000)
   const rounds = options.rounds ?? Number(process.env.PIPELINE_BENCH_ROUNDS ?? 2)
   const kafka = testKafka('bench-pipeline')
   const runs = makeRuns(runsN, 3)
@@ -508,7 +509,7 @@ export async function run(
   const settleMs = 200
   const lat = await latency(kafka, makeRuns(options.latencyRuns ?? 1_000, 5), 100, settleMs)
   const ratio = pipeRate / bareRate
-  const backlog = await runBacklog()
+  const backlog = process.env.PIPELINE_BENCH_BACKLOG === '0' ? [] : await runBacklog()
   return [
     {
       measure: `pipeline spans/s (${fmt(spans)} spans, ${fmt(runs.length)} runs, 2 code scorers, OTLP export on its worker thread; ingest pauses per round ${pausesOf.pipe.join('/')}, pipeline thread busy ${busyOf.pipe.join('/')})`,
