@@ -31,7 +31,7 @@ describe('resolveConfig', () => {
       headers: {},
       timeoutMs: 10_000,
       compression: 'none',
-      exportThread: 'worker',
+      exportThread: 'main',
     })
     expect(config.metrics.port).toBe(9464)
   })

@@ -29,8 +29,8 @@ export interface OtlpSinkConfig extends RetryOptions {
   /** Added to the `service.name=tracescore` resource. */
   resourceAttributes?: Attributes
   /**
-   * Where score spans are built, serialized and sent: `worker` (default), a worker thread, off
-   * the pipeline's thread; `main`, the pipeline's thread.
+   * Where score spans are built, serialized and sent: `main` (default), the pipeline's thread;
+   * `worker`, a worker thread beside it (bench/RESULTS.md §10 measures both).
    */
   exportThread?: OtlpExportThread
 }
@@ -53,7 +53,7 @@ export type OtlpSetting = 'endpoint' | 'protocol' | 'timeoutMs' | 'compression'
 
 /**
  * Applies the defaults (`http://localhost:4318/v1/traces`, `http/protobuf`, 10 s, no compression,
- * export on a worker thread)
+ * export on the caller's thread)
  * and validates. Throws a ConfigError naming where a bad value came from: `sources[key]` (an
  * environment variable, when the config was filled from one), else `sinks.otlp.<key>`.
  */
@@ -79,7 +79,7 @@ export function resolveOtlpSinkConfig(
   if (compression !== 'gzip' && compression !== 'none') {
     invalid(source('compression'), `expected gzip or none, got ${compression}`)
   }
-  const exportThread: unknown = config.exportThread ?? 'worker'
+  const exportThread: unknown = config.exportThread ?? 'main'
   if (exportThread !== 'worker' && exportThread !== 'main') {
     invalid('sinks.otlp.exportThread', `expected worker or main, got ${exportThread}`)
   }

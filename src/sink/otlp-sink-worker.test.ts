@@ -15,7 +15,7 @@ import type { CountingSink } from './sink.ts'
 import { type RecordingServer, startRecordingServer } from './testing/recording-server.ts'
 import { scoreRecordFixture } from './testing/score-record-fixture.ts'
 
-// The OTLP sink's export on a worker thread (the default): the same requests as on the pipeline's
+// The OTLP sink's export on a worker thread (`exportThread: 'worker'`): the same requests as on the pipeline's
 // thread, and no score lost or settled twice when the worker dies with exports in flight.
 
 let server: RecordingServer
@@ -35,7 +35,7 @@ const crashingWorker = new URL('./testing/crashing-export-worker.ts', import.met
 function crashableSink(config: OtlpSinkConfig = {}) {
   const workers: Worker[] = []
   const sink = createOtlpSinkWith(
-    { endpoint: `${server.baseUrl}/v1/traces`, retry: { retries: 0 }, ...config },
+    { endpoint: `${server.baseUrl}/v1/traces`, exportThread: 'worker', retry: { retries: 0 }, ...config },
     { workerUrl: crashingWorker, onWorker: (w) => workers.push(w) },
   )
   return { sink, workers }
@@ -181,6 +181,7 @@ describe('OTLP export on a worker thread', () => {
     const sink = createOtlpSink({
       endpoint: `${server.baseUrl}/v1/traces`,
       protocol: 'http/json',
+      exportThread: 'worker',
       retry: { retries: 2, initialDelayMs: 1 },
       sleep,
     })
@@ -196,11 +197,11 @@ describe('OTLP export on a worker thread', () => {
 })
 
 describe('sinks.otlp.exportThread', () => {
-  it('is worker by default and main on request', () => {
-    expect(resolveOtlpSinkConfig({}).exportThread).toBe('worker')
-    expect(resolveOtlpSinkConfig({ exportThread: 'main' }).exportThread).toBe('main')
-    const fromConfig = resolveConfig({ sinks: { otlp: { exportThread: 'main' } } }, {}).sinks.otlp
-    expect(fromConfig !== false && fromConfig.exportThread).toBe('main')
+  it('is main by default and worker on request', () => {
+    expect(resolveOtlpSinkConfig({}).exportThread).toBe('main')
+    expect(resolveOtlpSinkConfig({ exportThread: 'worker' }).exportThread).toBe('worker')
+    const fromConfig = resolveConfig({ sinks: { otlp: { exportThread: 'worker' } } }, {}).sinks.otlp
+    expect(fromConfig !== false && fromConfig.exportThread).toBe('worker')
   })
 
   it('refuses another value with an error naming the key', () => {

@@ -14,8 +14,8 @@ import type { CountingSink } from './sink.ts'
  * The default sink: each score becomes a span in the trace of the run it judges, exported over
  * OTLP/HTTP (protobuf or JSON). `deliver` resolves once the backend answered 2xx and rejects with
  * a `SinkDeliveryError` when the retry budget is spent. Span ids are deterministic, so a retry or
- * a replay re-sends the same spans rather than new ones. The spans are built and sent on a worker
- * thread unless `exportThread` is `main`.
+ * a replay re-sends the same spans rather than new ones. With `exportThread: 'worker'` the spans
+ * are built and sent on a worker thread.
  */
 export function createOtlpSink(config: OtlpSinkConfig = {}): CountingSink {
   return createOtlpSinkWith(config)
