@@ -11,7 +11,8 @@
  *   missing and late spans.
  * Rounds alternate the bare read, the pipeline with its OTLP export on the pipeline's thread (the
  * default), on its worker thread, and with a counting sink (`PIPELINE_BENCH_ROUNDS`, default 2; agent runs per
- * round `PIPELINE_BENCH_RUNS`, default 20,000; `PIPELINE_BENCH_BACKLOG=0` leaves out the backlog case).
+ * round `PIPELINE_BENCH_RUNS`, default 20,000; `PIPELINE_BENCH_BACKLOG=0` leaves out the backlog case;
+ * `PIPELINE_BENCH_IN_FLIGHT` sets `assembly.maxInFlightTraces` of those pipelines).
  * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
  */
 import { spawnSync } from 'node:child_process'
@@ -130,7 +131,12 @@ function pipelineFor(
       fromBeginning,
       deadLetterTopic: `${topic}-dlq`,
     },
-    assembly: { settleMs },
+    assembly: {
+      settleMs,
+      ...(process.env.PIPELINE_BENCH_IN_FLIGHT
+        ? { maxInFlightTraces: Number(process.env.PIPELINE_BENCH_IN_FLIGHT) }
+        : {}),
+    },
     scorers: codeScorers,
     sinks: {
       otlp:
