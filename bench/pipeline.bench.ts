@@ -467,6 +467,39 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 
+/** One sink mode's rounds: best ms, and per round the ingest pauses, busy share and CPU µs per span (thread / process). */
+interface ModeRounds {
+  ms: number
+  pauses: number[]
+  busy: string[]
+  cpu: string[]
+}
+
+const sinkModes = ['otlp', 'otlp-worker', 'count'] as const
+
+/** `rounds` rounds of the bare read, then the pipeline in each sink mode, over the pre-filled topic. */
+async function alternatedRounds(kafka: Kafka, topic: string, runs: RunRecord[], rounds: number) {
+  const spans = runs.reduce((n, r) => n + r.spans, 0)
+  let bareMs = Number.POSITIVE_INFINITY
+  const of = Object.fromEntries(
+    sinkModes.map((m) => [m, { ms: Number.POSITIVE_INFINITY, pauses: [], busy: [], cpu: [] }]),
+  ) as unknown as Record<SinkMode, ModeRounds>
+  const pct100 = (share: number) => `${Math.round(share * 100)}%`
+  const perSpan = (us: number) => (us / spans).toFixed(1)
+  for (let r = 0; r < rounds; r++) {
+    bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
+    for (const mode of sinkModes) {
+      const before = pauses
+      const m = of[mode]
+      m.ms = Math.min(m.ms, await pipelineRead(topic, runs, 100, mode))
+      m.pauses.push(pauses - before)
+      m.busy.push(pct100(busy))
+      m.cpu.push(`${perSpan(cpuUs.thread)} / ${perSpan(cpuUs.process)}`)
+    }
+  }
+  return { bareMs, of }
+}
+
 /** Runs the benchmark: `runs` agent runs of 5 spans each, best of `rounds` for each side. */
 export async function run(
   options: { runs?: number; rounds?: number; latencyRuns?: number } = {},
@@ -484,27 +517,7 @@ export async function run(
   await produceRuns(producer, topic, runs, { partitions: PARTITIONS, batch: 500 })
   await producer.disconnect()
 
-  let bareMs = Number.POSITIVE_INFINITY
-  const modes = ['otlp', 'otlp-worker', 'count'] as const
-  const of = Object.fromEntries(
-    modes.map((m) => [
-      m,
-      { ms: Number.POSITIVE_INFINITY, pauses: [] as number[], busy: [] as string[], cpu: [] as string[] },
-    ]),
-  ) as Record<SinkMode, { ms: number; pauses: number[]; busy: string[]; cpu: string[] }>
-  const pct100 = (share: number) => `${Math.round(share * 100)}%`
-  const perSpan = (us: number) => (us / spans).toFixed(1)
-  for (let r = 0; r < rounds; r++) {
-    bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
-    for (const mode of modes) {
-      const before = pauses
-      const m = of[mode]
-      m.ms = Math.min(m.ms, await pipelineRead(topic, runs, 100, mode))
-      m.pauses.push(pauses - before)
-      m.busy.push(pct100(busy))
-      m.cpu.push(`${perSpan(cpuUs.thread)} / ${perSpan(cpuUs.process)}`)
-    }
-  }
+  const { bareMs, of } = await alternatedRounds(kafka, topic, runs, rounds)
   const pipeMs = of.otlp.ms
   const noExportMs = of.count.ms
   const pausesOf = { pipe: of.otlp.pauses, noExport: of.count.pauses }
@@ -533,7 +546,7 @@ export async function run(
       target: '-',
       met: '-',
     },
-    ...modes.map((mode) => ({
+    ...sinkModes.map((mode) => ({
       measure: `CPU µs per span, pipeline thread / process without the receiver's thread, each round: ${{ otlp: "OTLP export on the pipeline's thread", 'otlp-worker': 'OTLP export on its worker thread', count: 'counting sink' }[mode]}`,
       value: of[mode].cpu.join('; '),
       baseline: '-',
