@@ -5,12 +5,14 @@
  * baseline does not pay. `workerData.count` says what `workerData.expected` counts: `'scores'`
  * (default), distinct score spans, decoded; `'spans'`, spans of any kind, scanned but not decoded
  * (a null receiver for a subject that forwards every span, as the Collector does).
- * Posts `{ url }` once listening, `{ scores, arrivals, done: true }` when the expected count
- * arrived, `{ scores, arrivals }` after the message `'counts'`, and `{ closed: true }` after `'close'`.
+ * Posts `{ url, cpuUs }` once listening, `{ scores, arrivals, done: true }` when the expected count
+ * arrived, `{ scores, arrivals }` after the message `'counts'`, and `{ closed: true, cpuUs }` after
+ * `'close'` (`cpuUs`: this thread's CPU time since it started).
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { startOtlpReceiver } from '../test/helpers/fault-otlp-receiver.ts'
 
+const cpu0 = process.threadCpuUsage()
 const port = parentPort!
 const { expected, count = 'scores' } = workerData as { expected: number; count?: 'scores' | 'spans' }
 const receiver = await startOtlpReceiver({ decode: count === 'scores' })
@@ -27,7 +29,9 @@ port.on('message', async (message) => {
   if (message === 'counts') port.postMessage(counts())
   if (message !== 'close') return
   await receiver.close()
-  port.postMessage({ closed: true })
+  const cpu = process.threadCpuUsage(cpu0)
+  port.postMessage({ closed: true, cpuUs: cpu.user + cpu.system })
   port.close()
 })
-port.postMessage({ url: receiver.url })
+const started = process.threadCpuUsage(cpu0)
+port.postMessage({ url: receiver.url, cpuUs: started.user + started.system })

@@ -9,6 +9,10 @@
  *   trace's spans on several partitions, as the Collector's exporter writes by default), consumed
  *   at the default settings: spans/s against a bare read, time paused on a full buffer, scores
  *   missing and late spans.
+ * Rounds alternate the bare read, the pipeline with its OTLP export on the pipeline's thread (the
+ * default), on its worker thread, and with a counting sink (`PIPELINE_BENCH_ROUNDS`, default 2; agent runs per
+ * round `PIPELINE_BENCH_RUNS`, default 20,000; `PIPELINE_BENCH_BACKLOG=0` leaves out the backlog case;
+ * `PIPELINE_BENCH_IN_FLIGHT` sets `assembly.maxInFlightTraces` of those pipelines).
  * Run alone with `npx tsx bench/pipeline.bench.ts` (starts the broker if none answers).
  */
 import { spawnSync } from 'node:child_process'
@@ -38,6 +42,8 @@ export interface PipelineBenchRow {
 const PARTITIONS = 4
 /** Busy share of the pipeline's (main) thread in the last round, from first record to last score. */
 let busy = 0
+/** CPU µs of the last round (first record to last score): the pipeline's thread, the process without the receiver's thread. */
+let cpuUs = { thread: 0, process: 0 }
 /** Backpressure pauses logged by the pipelines of this process. */
 let pauses = 0
 
@@ -106,8 +112,8 @@ async function bareRead(kafka: Kafka, topic: string, records: number): Promise<n
   return last - first
 }
 
-/** How the benchmark's pipeline delivers scores. */
-type SinkMode = 'otlp' | 'count'
+/** How the benchmark's pipeline delivers scores: OTLP export on the pipeline's thread (the default) or on its worker thread, or counted. */
+type SinkMode = 'otlp' | 'otlp-worker' | 'count'
 
 function pipelineFor(
   topic: string,
@@ -125,9 +131,23 @@ function pipelineFor(
       fromBeginning,
       deadLetterTopic: `${topic}-dlq`,
     },
-    assembly: { settleMs },
+    assembly: {
+      settleMs,
+      ...(process.env.PIPELINE_BENCH_IN_FLIGHT
+        ? { maxInFlightTraces: Number(process.env.PIPELINE_BENCH_IN_FLIGHT) }
+        : {}),
+    },
     scorers: codeScorers,
-    sinks: { otlp: mode === 'otlp' ? { endpoint: receiver.url, protocol: 'http/protobuf' } : false },
+    sinks: {
+      otlp:
+        mode === 'count'
+          ? false
+          : {
+              endpoint: receiver.url,
+              protocol: 'http/protobuf',
+              exportThread: mode === 'otlp-worker' ? 'worker' : 'main',
+            },
+    },
     metrics: { port: 0 },
   })
   // The diagnostic variants replace the configured OTLP sink.
@@ -162,14 +182,21 @@ export async function receiverInWorker(expected: number, count: 'scores' | 'span
   const done = new Promise<void>((resolve) => {
     onDone = resolve
   })
+  let startCpuUs = 0
   const url = await new Promise<string>((resolve, reject) => {
     worker.once('error', reject)
-    worker.on('message', (message: { url?: string; scores?: number; arrivals?: number; done?: boolean }) => {
-      if (message.url) resolve(message.url)
-      if (message.scores !== undefined) scores = message.scores
-      if (message.arrivals !== undefined) arrivals = message.arrivals
-      if (message.done) onDone()
-    })
+    worker.on(
+      'message',
+      (message: { url?: string; cpuUs?: number; scores?: number; arrivals?: number; done?: boolean }) => {
+        if (message.url) {
+          startCpuUs = message.cpuUs ?? 0
+          resolve(message.url)
+        }
+        if (message.scores !== undefined) scores = message.scores
+        if (message.arrivals !== undefined) arrivals = message.arrivals
+        if (message.done) onDone()
+      },
+    )
   })
   return {
     url,
@@ -185,13 +212,15 @@ export async function receiverInWorker(expected: number, count: 'scores' | 'span
       worker.postMessage('counts')
       await answered
     },
-    async close() {
-      const closed = new Promise((resolve) =>
-        worker.on('message', (m: { closed?: boolean }) => m.closed && resolve(m)),
+    /** Stops the receiver; its thread's CPU µs since it was listening. */
+    async close(): Promise<number> {
+      const closed = new Promise<number>((resolve) =>
+        worker.on('message', (m: { closed?: boolean; cpuUs?: number }) => m.closed && resolve(m.cpuUs ?? 0)),
       )
       worker.postMessage('close')
-      await closed
+      const receiverCpuUs = await closed
       await worker.terminate()
+      return receiverCpuUs - startCpuUs
     },
   }
 }
@@ -220,8 +249,14 @@ async function pipelineRead(
     }
   })
   let first = 0
+  let threadCpu0 = process.threadCpuUsage()
+  let processCpu0 = process.cpuUsage()
   const poll = setInterval(() => {
-    if (first === 0 && pipeline.stats().records > 0) first = performance.now()
+    if (first === 0 && pipeline.stats().records > 0) {
+      first = performance.now()
+      threadCpu0 = process.threadCpuUsage()
+      processCpu0 = process.cpuUsage()
+    }
   }, 5)
   const done = new Promise<void>((resolve) => {
     finish = resolve
@@ -241,10 +276,16 @@ async function pipelineRead(
       ).unref(),
     ),
   ])
+  const threadCpu = process.threadCpuUsage(threadCpu0)
+  const processCpu = process.cpuUsage(processCpu0)
   busy = performance.eventLoopUtilization(elu0).utilization
   clearInterval(poll)
   await pipeline.stop()
-  await receiver.close()
+  const receiverCpuUs = await receiver.close()
+  cpuUs = {
+    thread: threadCpu.user + threadCpu.system,
+    process: processCpu.user + processCpu.system - receiverCpuUs,
+  }
   return last - first
 }
 
@@ -461,13 +502,46 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 
+/** One sink mode's rounds: best ms, and per round the ingest pauses, busy share and CPU µs per span (thread / process). */
+interface ModeRounds {
+  ms: number
+  pauses: number[]
+  busy: string[]
+  cpu: string[]
+}
+
+const sinkModes = ['otlp', 'otlp-worker', 'count'] as const
+
+/** `rounds` rounds of the bare read, then the pipeline in each sink mode, over the pre-filled topic. */
+async function alternatedRounds(kafka: Kafka, topic: string, runs: RunRecord[], rounds: number) {
+  const spans = runs.reduce((n, r) => n + r.spans, 0)
+  let bareMs = Number.POSITIVE_INFINITY
+  const of = Object.fromEntries(
+    sinkModes.map((m) => [m, { ms: Number.POSITIVE_INFINITY, pauses: [], busy: [], cpu: [] }]),
+  ) as unknown as Record<SinkMode, ModeRounds>
+  const pct100 = (share: number) => `${Math.round(share * 100)}%`
+  const perSpan = (us: number) => (us / spans).toFixed(1)
+  for (let r = 0; r < rounds; r++) {
+    bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
+    for (const mode of sinkModes) {
+      const before = pauses
+      const m = of[mode]
+      m.ms = Math.min(m.ms, await pipelineRead(topic, runs, 100, mode))
+      m.pauses.push(pauses - before)
+      m.busy.push(pct100(busy))
+      m.cpu.push(`${perSpan(cpuUs.thread)} / ${perSpan(cpuUs.process)}`)
+    }
+  }
+  return { bareMs, of }
+}
+
 /** Runs the benchmark: `runs` agent runs of 5 spans each, best of `rounds` for each side. */
 export async function run(
   options: { runs?: number; rounds?: number; latencyRuns?: number } = {},
 ): Promise<PipelineBenchRow[]> {
   ensureBroker()
-  const runsN = options.runs ?? 20_000
-  const rounds = options.rounds ?? 2
+  const runsN = options.runs ?? Number(process.env.PIPELINE_BENCH_RUNS ?? 20_000)
+  const rounds = options.rounds ?? Number(process.env.PIPELINE_BENCH_ROUNDS ?? 2)
   const kafka = testKafka('bench-pipeline')
   const runs = makeRuns(runsN, 3)
   const spans = runs.reduce((n, r) => n + r.spans, 0)
@@ -478,30 +552,18 @@ export async function run(
   await produceRuns(producer, topic, runs, { partitions: PARTITIONS, batch: 500 })
   await producer.disconnect()
 
-  let bareMs = Number.POSITIVE_INFINITY
-  let pipeMs = Number.POSITIVE_INFINITY
-  let noExportMs = Number.POSITIVE_INFINITY
-  const pausesOf = { pipe: [] as number[], noExport: [] as number[] }
-  const busyOf = { pipe: [] as string[], noExport: [] as string[] }
-  const pct100 = (share: number) => `${Math.round(share * 100)}%`
-  for (let r = 0; r < rounds; r++) {
-    bareMs = Math.min(bareMs, await bareRead(kafka, topic, runs.length))
-    let before = pauses
-    pipeMs = Math.min(pipeMs, await pipelineRead(topic, runs, 100))
-    pausesOf.pipe.push(pauses - before)
-    busyOf.pipe.push(pct100(busy))
-    before = pauses
-    noExportMs = Math.min(noExportMs, await pipelineRead(topic, runs, 100, 'count'))
-    pausesOf.noExport.push(pauses - before)
-    busyOf.noExport.push(pct100(busy))
-  }
+  const { bareMs, of } = await alternatedRounds(kafka, topic, runs, rounds)
+  const pipeMs = of.otlp.ms
+  const noExportMs = of.count.ms
+  const pausesOf = { pipe: of.otlp.pauses, noExport: of.count.pauses }
+  const busyOf = { pipe: of.otlp.busy, noExport: of.count.busy }
   const bareRate = (spans * 1000) / bareMs
   const pipeRate = (spans * 1000) / pipeMs
   const noExportRate = (spans * 1000) / noExportMs
   const settleMs = 200
   const lat = await latency(kafka, makeRuns(options.latencyRuns ?? 1_000, 5), 100, settleMs)
   const ratio = pipeRate / bareRate
-  const backlog = await runBacklog()
+  const backlog = process.env.PIPELINE_BENCH_BACKLOG === '0' ? [] : await runBacklog()
   return [
     {
       measure: `pipeline spans/s (${fmt(spans)} spans, ${fmt(runs.length)} runs, 2 code scorers, OTLP export; ingest pauses per round ${pausesOf.pipe.join('/')}, pipeline thread busy ${busyOf.pipe.join('/')})`,
@@ -511,6 +573,22 @@ export async function run(
       target: '>= 0.4x',
       met: ratio >= 0.4 ? 'yes' : 'NO',
     },
+    {
+      measure: `same pipeline, OTLP export on its worker thread (sinks.otlp.exportThread: worker; ingest pauses per round ${of['otlp-worker'].pauses.join('/')}, busy ${of['otlp-worker'].busy.join('/')})`,
+      value: fmt((spans * 1000) / of['otlp-worker'].ms),
+      baseline: `bare kafkajs read ${fmt(bareRate)}`,
+      ratio: `${((spans * 1000) / of['otlp-worker'].ms / bareRate).toFixed(2)}x`,
+      target: '-',
+      met: '-',
+    },
+    ...sinkModes.map((mode) => ({
+      measure: `CPU µs per span, pipeline thread / process without the receiver's thread, each round: ${{ otlp: "OTLP export on the pipeline's thread", 'otlp-worker': 'OTLP export on its worker thread', count: 'counting sink' }[mode]}`,
+      value: of[mode].cpu.join('; '),
+      baseline: '-',
+      ratio: '-',
+      target: '-',
+      met: '-',
+    })),
     {
       measure: `diagnostic: same pipeline, OTLP export replaced by a counting sink (ingest pauses per round ${pausesOf.noExport.join('/')}, busy ${busyOf.noExport.join('/')})`,
       value: fmt(noExportRate),

@@ -31,6 +31,7 @@ describe('resolveConfig', () => {
       headers: {},
       timeoutMs: 10_000,
       compression: 'none',
+      exportThread: 'main',
     })
     expect(config.metrics.port).toBe(9464)
   })
@@ -107,6 +108,18 @@ describe('resolveConfig', () => {
     ['unknown top-level key', { kafak: {} }, {}, 'unknown key kafak'],
     ['unknown nested key', { sinks: { otlp: { endpoit: 'x' } } }, {}, 'unknown key sinks.otlp.endpoit'],
     ['bad otlp endpoint', { sinks: { otlp: { endpoint: 'not a url' } } }, {}, 'sinks.otlp.endpoint'],
+    [
+      'bad otlp protocol',
+      { sinks: { otlp: { protocol: 'grpc' } } },
+      {},
+      'sinks.otlp.protocol: Invalid option',
+    ],
+    [
+      'bad otlp export thread',
+      { sinks: { otlp: { exportThread: 'pool' } } },
+      {},
+      'sinks.otlp.exportThread: Invalid option: expected one of "worker"|"main"',
+    ],
     ['metrics port out of range', { metrics: { port: 70000 } }, {}, 'metrics.port'],
     ['bad log level', { log: { level: 'loud' } }, {}, 'log.level'],
     [

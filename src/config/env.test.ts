@@ -14,6 +14,7 @@ describe('otlpFromEnv', () => {
       headers: {},
       timeoutMs: 10_000,
       compression: 'none',
+      exportThread: 'main',
     })
   })
 
@@ -107,6 +108,7 @@ describe('resolveConfig reads the environment for the sinks and judges', () => {
       headers: { k: 'v' },
       timeoutMs: 10_000,
       compression: 'none',
+      exportThread: 'main',
     })
     const configured = resolveConfig(
       { sinks: { otlp: { endpoint: 'http://c:4318/x', passThreshold: 0.5 } } },

@@ -113,6 +113,7 @@ export function otlpFromEnv(otlp: Exclude<Sinks['otlp'], false>, env: Environmen
     protocol: pick('protocol', 'PROTOCOL') as OtlpProtocol | undefined,
     timeoutMs: pick('timeoutMs', 'TIMEOUT') as number | undefined,
     compression: pick('compression', 'COMPRESSION') as 'gzip' | 'none' | undefined,
+    exportThread: otlp.exportThread,
     headers: {
       ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
       ...parseHeaders(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'),

@@ -217,6 +217,8 @@ export const configSchema = z
                 timeoutMs: z.number().int().positive().optional(),
                 compression: z.enum(['gzip', 'none']).optional(),
                 passThreshold: z.number().optional(),
+                /** `main` (default): score spans are built and sent on the pipeline's thread; `worker`: beside it. */
+                exportThread: z.enum(['worker', 'main']).optional(),
               })
               .strict(),
           ])

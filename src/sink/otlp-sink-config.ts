@@ -28,7 +28,15 @@ export interface OtlpSinkConfig extends RetryOptions {
   passThreshold?: PassThreshold
   /** Added to the `service.name=tracescore` resource. */
   resourceAttributes?: Attributes
+  /**
+   * Where score spans are built, serialized and sent: `main` (default), the pipeline's thread;
+   * `worker`, a worker thread beside it (bench/RESULTS.md §10 measures both).
+   */
+  exportThread?: OtlpExportThread
 }
+
+/** The thread the OTLP sink exports on. */
+export type OtlpExportThread = 'worker' | 'main'
 
 /** The OTLP sink settings after defaults are applied and validated. */
 export interface ResolvedOtlpSinkConfig {
@@ -37,13 +45,15 @@ export interface ResolvedOtlpSinkConfig {
   headers: Record<string, string>
   timeoutMs: number
   compression: 'gzip' | 'none'
+  exportThread: OtlpExportThread
 }
 
 /** The settings of the sink that `resolveOtlpSinkConfig` checks and completes. */
 export type OtlpSetting = 'endpoint' | 'protocol' | 'timeoutMs' | 'compression'
 
 /**
- * Applies the defaults (`http://localhost:4318/v1/traces`, `http/protobuf`, 10 s, no compression)
+ * Applies the defaults (`http://localhost:4318/v1/traces`, `http/protobuf`, 10 s, no compression,
+ * export on the caller's thread)
  * and validates. Throws a ConfigError naming where a bad value came from: `sources[key]` (an
  * environment variable, when the config was filled from one), else `sinks.otlp.<key>`.
  */
@@ -69,7 +79,11 @@ export function resolveOtlpSinkConfig(
   if (compression !== 'gzip' && compression !== 'none') {
     invalid(source('compression'), `expected gzip or none, got ${compression}`)
   }
-  return { endpoint, protocol, headers: { ...config.headers }, timeoutMs, compression }
+  const exportThread: unknown = config.exportThread ?? 'main'
+  if (exportThread !== 'worker' && exportThread !== 'main') {
+    invalid('sinks.otlp.exportThread', `expected worker or main, got ${exportThread}`)
+  }
+  return { endpoint, protocol, headers: { ...config.headers }, timeoutMs, compression, exportThread }
 }
 
 function invalid(key: string, problem: string): never {

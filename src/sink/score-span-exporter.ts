@@ -1,3 +1,4 @@
+import { ExportResultCode } from '@opentelemetry/core'
 import { type CompressionAlgorithm, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base'
 import {
   convertLegacyHttpOptions,
@@ -66,4 +67,14 @@ export function createScoreSpanExporter(config: ResolvedOtlpSinkConfig): SpanExp
       undefined,
     ),
   )
+}
+
+/** One export of `spans`: resolves when the backend answered 2xx, rejects with the exporter's error. */
+export function exportSpans(exporter: SpanExporter, spans: ReadableSpan[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    exporter.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) resolve()
+      else reject(result.error ?? new Error('OTLP export failed'))
+    })
+  })
 }

@@ -28,6 +28,8 @@ export interface RecordingServer {
   succeedWith(status: number, body: string): void
   /** The body of successful answers to requests whose path starts with `path` (before `succeedWith`'s). */
   succeedOn(path: string, body: string): void
+  /** Records requests but answers none until `release()` (then answers the held ones and the rest at once). */
+  hold(): { release(): void }
   close(): Promise<void>
 }
 
@@ -37,6 +39,7 @@ export async function startRecordingServer(): Promise<RecordingServer> {
   const failures: { status: number; body?: string }[] = []
   let success = { status: 200, body: '{}' }
   const successOn = new Map<string, string>()
+  let held: (() => void)[] | undefined
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -57,7 +60,9 @@ export async function startRecordingServer(): Promise<RecordingServer> {
       if (String(req.headers['content-type']).includes('json'))
         recorded.json = JSON.parse(body.toString('utf8'))
       requests.push(recorded)
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body)
+      const send = () => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body)
+      if (held) held.push(send)
+      else send()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -77,6 +82,16 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     },
     succeedOn(path, body) {
       successOn.set(path, body)
+    },
+    hold() {
+      const answers: (() => void)[] = []
+      held = answers
+      return {
+        release() {
+          if (held === answers) held = undefined
+          for (const send of answers.splice(0)) send()
+        },
+      }
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
