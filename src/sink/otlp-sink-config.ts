@@ -30,7 +30,7 @@ export interface OtlpSinkConfig extends RetryOptions {
   resourceAttributes?: Attributes
   /**
    * Where score spans are built, serialized and sent: `main` (default), the pipeline's thread;
-   * `worker`, a worker thread beside it (bench/RESULTS.md §10 measures both).
+   * `worker`, a worker thread beside it (bench/RESULTS.md §11 measures both).
    */
   exportThread?: OtlpExportThread
 }
