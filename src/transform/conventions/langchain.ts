@@ -5,7 +5,14 @@ import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { flattenedDicts, ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
+import {
+  flattenedDicts,
+  ioValue,
+  kind,
+  openInferenceReader,
+  promptMessages,
+  roleOfKind,
+} from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
 const SCOPE = 'openinference.instrumentation.langchain'
@@ -76,8 +83,9 @@ export const langChainReader: ConventionReader = {
   modelInput(span, notes) {
     // LangChain.js flattens tool calls and results without their ids, and a message whose content
     // is a list of blocks (a system prompt) as its role alone; `input.value` holds them whole.
-    const flattened = openInferenceReader.modelInput(span, notes)
-    if (!flattenedIncomplete(span)) return flattened
+    const dicts = flattenedDicts(span.attributes, 'llm.input_messages')
+    const flattened = promptMessages(span, notes, dicts)
+    if (!flattenedIncomplete(dicts)) return flattened
     const value = ioValue(span, 'input', notes)
     return (isRecord(value) ? langChainMessages(value.messages) : undefined) ?? flattened
   },
@@ -112,8 +120,8 @@ export const langChainReader: ConventionReader = {
 }
 
 /** Whether a model span's flattened prompt lost something: a message's text, or a tool call's id. */
-function flattenedIncomplete(span: Span): boolean {
-  return (flattenedDicts(span.attributes, 'llm.input_messages') ?? []).some((message) => {
+function flattenedIncomplete(dicts: readonly Record<string, unknown>[] | undefined): boolean {
+  return (dicts ?? []).some((message) => {
     if (message.role === 'tool' && message.tool_call_id === undefined) return true
     const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
     if (calls.some((call) => isRecord(call) && call.id === undefined)) return true
