@@ -47,8 +47,10 @@ export interface ChatMessage {
 
 /** The text of a message: its text parts joined by newlines ('' when it has none). */
 export function messageText(message: ChatMessage): string {
-  return message.parts
-    .filter((part) => part.type === 'text')
-    .map((part) => part.text)
-    .join('\n')
+  // No arrays: asked of most messages, which hold one text part (then its text is the answer).
+  let text: string | undefined
+  for (const part of message.parts) {
+    if (part.type === 'text') text = text === undefined ? part.text : `${text}\n${part.text}`
+  }
+  return text ?? ''
 }

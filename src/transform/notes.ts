@@ -1,4 +1,4 @@
-import { type RecordedParts, RUN_PARTS, type RunPart } from '../model/index.ts'
+import type { RecordedParts, RunPart } from '../model/index.ts'
 
 /**
  * Collects what could not be rebuilt for one agent run, without duplicates, in the order found,
@@ -26,8 +26,14 @@ export class Notes {
 
   /** Which parts were recorded: every part no `missing` call named. */
   recorded(): RecordedParts {
-    const parts = {} as RecordedParts
-    for (const part of RUN_PARTS) parts[part] = !this.absent.has(part)
-    return parts
+    // One literal in the order of RUN_PARTS (the type asks for every part), not keys added one by one.
+    const absent = this.absent
+    return {
+      input: !absent.has('input'),
+      system: !absent.has('system'),
+      finalText: !absent.has('finalText'),
+      toolArguments: !absent.has('toolArguments'),
+      toolResults: !absent.has('toolResults'),
+    }
   }
 }

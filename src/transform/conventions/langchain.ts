@@ -4,7 +4,7 @@ import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
 import {
   flattenedDicts,
   ioValue,
@@ -57,12 +57,7 @@ export const langChainReader: ConventionReader = {
     if (parent && isLangChain(parent) && isChain(parent)) return false
     return callsModel(span, tree)
   },
-  identity: (span) => ({
-    agentName: span.name,
-    ...(readString(span.attributes, 'session.id')
-      ? { conversationId: readString(span.attributes, 'session.id') }
-      : {}),
-  }),
+  identity: (span) => ({ agentName: span.name, conversationId: readString(span.attributes, 'session.id') }),
   agentInput(span, notes) {
     const value = ioValue(span, 'input', notes)
     if (typeof value === 'string') return parsePromptInput(value)
@@ -105,11 +100,7 @@ export const langChainReader: ConventionReader = {
     const call = openInferenceReader.toolCall(span, notes)
     const envelope = toolMessage(call.result)
     if (!envelope) return call
-    return {
-      ...call,
-      toolCallId: call.toolCallId ?? envelope.toolCallId,
-      result: envelope.result,
-    }
+    return changedCall(call, { toolCallId: call.toolCallId ?? envelope.toolCallId, result: envelope.result })
   },
   // The status holds the exception's repr and traceback; its event holds the message. LangChain.js
   // writes the message, a blank line and the stack, in both.

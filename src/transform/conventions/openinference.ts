@@ -153,9 +153,9 @@ export const openInferenceReader: ConventionReader = {
   identity(span) {
     const name = readString(span.attributes, 'agent.name') ?? readString(span.attributes, 'graph.node.name')
     return {
-      ...(name ? { agentName: name } : {}),
+      agentName: name,
       // An AGENT span without an agent name is named after its agent (OpenAI Agents JS).
-      ...(!name && kind(span) === 'AGENT' ? { spanName: span.name } : {}),
+      spanName: !name && kind(span) === 'AGENT' ? span.name : undefined,
       conversationId: readString(span.attributes, 'session.id'),
     }
   },
