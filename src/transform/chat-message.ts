@@ -12,9 +12,9 @@ export type ChatPart =
   | { type: 'file'; mimeType: string; data: string }
 
 /*
- * Parts are built as literals, never `{ type, ...(id ? { toolCallId } : {}), toolName }`: on Node 20
- * a key written after a spread costs about a microsecond, and readers make a part for every tool
- * call and result of every message.
+ * Parts are made as literals, never `{ type, ...(id ? { toolCallId } : {}), toolName }`: V8 builds
+ * a key after a spread slowly, and readers make a part for every tool call and result of every
+ * message (README, "Cost and hostile input").
  */
 
 /** A tool-call part; `toolCallId` only when it is a string. */

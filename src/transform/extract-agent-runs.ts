@@ -213,8 +213,7 @@ function buildRun(
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
   const remembered = conversation.remembered
 
-  // Keys in this order, each set only when known: no spreads (on Node 20 a key after a spread
-  // costs about a microsecond, and so does each key added to an object made with one).
+  // Keys in this order, each set only when known; no spreads (README, "Cost and hostile input").
   const run = { traceId: agent.traceId, spanId: agent.spanId } as AgentRun
   if (parentRun) run.parentRunSpanId = parentRun.spanId
   if (identity.agentId) run.agentId = identity.agentId

@@ -16,8 +16,7 @@ export interface MessageContext {
 
 /**
  * A tool call as Mastra's `toolInvocation` (result or error by state). Whole literals, no
- * `{ ...base, state }`: on Node 20 a key written after a spread costs about a microsecond, and
- * this runs for every tool call.
+ * `{ ...base, state }` (slow: README, "Cost and hostile input"): one per tool call.
  */
 function toToolInvocation(call: ToolCallRecord): ToolInvocation {
   const { toolCallId, toolName, args } = call

@@ -41,8 +41,8 @@ interface Draft {
 }
 
 /**
- * A draft with every field present, so that filling it in never changes its shape (a draft built
- * of spreads, then written to, cost about a microsecond a field on Node 20).
+ * A draft with every field present, so that filling it in never changes its shape (a draft made
+ * with spreads, then written to, is slow: README, "Cost and hostile input").
  */
 function newDraft(timeUnixNano: string, sequence: number): Draft {
   return {
@@ -149,24 +149,19 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
   }
   const joined = new Set<Draft>()
   const spansPerId = new Map<string, number>()
-  const read = new Map<Span, { reader: ConventionReader; call: ToolSpanCall; name: string | undefined }>()
+  const reads: ToolSpanRead[] = []
   for (const span of run.tools) {
     const reader = readerFor(span)
     if (!reader) continue
     const call = reader.toolCall(span, notes)
-    read.set(span, { reader, call, name: call.toolName ?? toolNameFromSpanName(span.name) })
+    reads.push({ span, reader, call, name: call.toolName ?? toolNameFromSpanName(span.name) })
   }
   // Another instrumentation's copy of a tool span is the same call: merged into its draft.
-  const twins = twinToolSpans([...read.keys()], (span) => {
-    const { call, name } = read.get(span)!
-    return { toolCallId: call.toolCallId, toolName: name }
-  })
-  const partner = new Map<Span, Span>()
-  for (const [later, first] of twins) partner.set(later, first).set(first, later)
-  const draftOf = new Map<Span, Draft>()
-  for (const [span, { reader, call, name }] of read) {
-    const twin = partner.get(span)
-    const twinDraft = twin && draftOf.get(twin)
+  const partner = twinPartners(reads)
+  const draftOf = partner && new Map<Span, Draft>()
+  for (const { span, reader, call, name } of reads) {
+    const twin = partner?.get(span)
+    const twinDraft = twin && draftOf?.get(twin)
     if (twinDraft) {
       mergeTwin(twinDraft, twin, span, reader, call)
       continue
@@ -184,7 +179,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     if (requested) joined.add(requested)
     const draft = requested ?? newDraft(span.startTimeUnixNano, drafts.length)
     if (!requested) drafts.push(draft)
-    draftOf.set(span, draft)
+    draftOf?.set(span, draft)
     draft.timeUnixNano = span.startTimeUnixNano
     // A tool that started before the run's first step answered a model call the run lost (Quarkus
     // LangChain4j streaming: the first model span is a root of its own): a step before the first.
@@ -203,6 +198,34 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const error = spanError(span) ?? reader.failure?.(span)
     if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
+}
+
+/** A tool span as its reader read it, with the tool's name (from the span name when not recorded). */
+interface ToolSpanRead {
+  span: Span
+  reader: ConventionReader
+  call: ToolSpanCall
+  name: string | undefined
+}
+
+/**
+ * Each tool span that has a twin (another instrumentation's copy) mapped to it, both ways; undefined
+ * when none has, as in nearly every run (one instrumentation), which then builds no maps at all.
+ */
+function twinPartners(reads: readonly ToolSpanRead[]): Map<Span, Span> | undefined {
+  let bySpan: Map<Span, ToolSpanRead> | undefined
+  const twins = twinToolSpans(
+    reads.map((read) => read.span),
+    (span) => {
+      bySpan ??= new Map(reads.map((read) => [read.span, read]))
+      const { call, name } = bySpan.get(span)!
+      return { toolCallId: call.toolCallId, toolName: name }
+    },
+  )
+  if (twins.size === 0) return undefined
+  const partner = new Map<Span, Span>()
+  for (const [later, first] of twins) partner.set(later, first).set(first, later)
+  return partner
 }
 
 /**
@@ -330,7 +353,7 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
   if (!draft.toolName) notes.add(`tool call ${toolCallId}: tool name not recorded`)
   if (draft.args === undefined)
     notes.missing('toolArguments', `tool call ${toolCallId} (${toolName}): arguments not recorded`)
-  // Keys set in order, no `{ ...base, state }` (a key after a spread is slow on Node 20).
+  // Keys set in order, no `{ ...base, state }` (README, "Cost and hostile input").
   const record = {
     toolCallId,
     toolName,

@@ -32,8 +32,8 @@ export interface ToolSpanCall {
 }
 
 /**
- * A tool span's call with some fields changed: one literal, where `{ ...call, result }` would
- * cost about a microsecond on Node 20 (a key written after a spread), for every tool span.
+ * A tool span's call with some fields changed: one literal, where `{ ...call, result }` is slow
+ * (a key after a spread; README, "Cost and hostile input"), for every tool span.
  */
 export function changedCall(call: ToolSpanCall, changes: Partial<ToolSpanCall>): ToolSpanCall {
   return {
