@@ -2,7 +2,11 @@
  * Extraction cost against another checkout of tracescore, in one process: the same freshly decoded
  * spans are given to this checkout's `extractAgentRuns` and the other's, alternately, pair after
  * pair, so a loaded machine slows both alike (separate runs of bench/transform.bench.ts on a busy
- * machine differed by 30% between rounds). Prints the median CPU µs per trace of each and the ratio.
+ * machine differed by 30% between rounds). Prints the median CPU µs per trace of each and the ratio
+ * of those medians, and the median of the pairs' own ratios: the two halves of a pair ran next to
+ * each other, so that one follows the load as it changes during the run. Each pair runs the other
+ * half first every other time (always running second cost 1-3% in runs of one commit against
+ * itself). `TRANSFORM_VS_PAIRS` sets the number of pairs (default 25).
  *
  *   git worktree add --detach /tmp/ref <commit> && ln -s "$PWD/node_modules" /tmp/ref/node_modules
  *   node --import tsx bench/transform-vs-checkout.ts /tmp/ref [generated|fixtures]
@@ -51,13 +55,19 @@ function cpuMicrosPerTrace(extract: typeof extractAgentRuns): number {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
 for (let i = 0; i < 4; i++) cpuMicrosPerTrace(other) + cpuMicrosPerTrace(extractAgentRuns)
+const pairs = Number(process.env.TRANSFORM_VS_PAIRS ?? 25)
 const theirs: number[] = []
 const ours: number[] = []
-for (let i = 0; i < 25; i++) {
-  theirs.push(cpuMicrosPerTrace(other))
-  ours.push(cpuMicrosPerTrace(extractAgentRuns))
+const ratios: number[] = []
+for (let i = 0; i < pairs; i++) {
+  const otherFirst = i % 2 === 0
+  const first = cpuMicrosPerTrace(otherFirst ? other : extractAgentRuns)
+  const second = cpuMicrosPerTrace(otherFirst ? extractAgentRuns : other)
+  theirs.push(otherFirst ? first : second)
+  ours.push(otherFirst ? second : first)
+  ratios.push(ours[i]! / theirs[i]!)
 }
 console.log(
   `${which}: ${ref} ${median(theirs).toFixed(1)} µs/trace, this checkout ${median(ours).toFixed(1)} µs/trace, ` +
-    `ratio ${(median(ours) / median(theirs)).toFixed(3)}`,
+    `ratio ${(median(ours) / median(theirs)).toFixed(3)}, median of ${pairs} pair ratios ${median(ratios).toFixed(3)}`,
 )

@@ -11,15 +11,10 @@ export function resolveIdentity(identity: AgentIdentity, metadata: Record<string
     stringOf(metadata.conversationId) ??
     stringOf(metadata.threadId) ??
     stringOf(metadata.chatId)
-  const { spanName, ...recorded } = identity
-  const agentName = recorded.agentName ?? spanName
-  const agentId = recorded.agentId ?? agentName
-  return {
-    ...recorded,
-    ...(agentName ? { agentName } : {}),
-    ...(agentId ? { agentId } : {}),
-    ...(conversationId ? { conversationId } : {}),
-  }
+  const agentName = identity.agentName ?? identity.spanName
+  const agentId = identity.agentId ?? agentName
+  // One literal, no spreads: made for every run (README, "Cost and hostile input").
+  return { agentId, agentName, conversationId }
 }
 
 /** A non-empty string, or undefined. */

@@ -60,8 +60,14 @@ export function splitConversation(
  */
 function withoutRepr(agentInput: ChatMessage[] | undefined, notes: Notes): ChatMessage[] | undefined {
   if (!agentInput) return undefined
-  const texts = agentInput.filter((message) => message.role !== 'system').map(messageText)
-  if (texts.length === 0 || !texts.every(isRuntimeRepr)) return agentInput
+  // Message by message: the first text someone wrote settles it (the input may be a long history).
+  let reprs = 0
+  for (const message of agentInput) {
+    if (message.role === 'system') continue
+    if (!isRuntimeRepr(messageText(message))) return agentInput
+    reprs++
+  }
+  if (reprs === 0) return agentInput
   notes.add("the agent span's input is an object repr, not a message: read from the model prompt")
   return undefined
 }

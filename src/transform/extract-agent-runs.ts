@@ -213,51 +213,48 @@ function buildRun(
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)
-  const context: MessageContext = {
-    ...(identity.conversationId ? { threadId: identity.conversationId } : {}),
-    ...(resourceId ? { resourceId } : {}),
-  }
+  const context: MessageContext = {}
+  if (identity.conversationId) context.threadId = identity.conversationId
+  if (resourceId) context.resourceId = resourceId
   const startMs = nanosToMillis(agent.startTimeUnixNano)
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
   const remembered = conversation.remembered
 
-  const run: AgentRun = {
-    traceId: agent.traceId,
-    spanId: agent.spanId,
-    ...(parentRun ? { parentRunSpanId: parentRun.spanId } : {}),
-    ...(identity.agentId ? { agentId: identity.agentId } : {}),
-    ...(identity.agentName ? { agentName: identity.agentName } : {}),
-    convention: reader.convention,
-    status: failed ? 'error' : 'ok',
-    ...(identity.conversationId ? { conversationId: identity.conversationId } : {}),
-    startTimeUnixNano: agent.startTimeUnixNano,
-    endTimeUnixNano: agent.endTimeUnixNano,
-    input: {
-      inputMessages: toMastraMessages(conversation.input, {
-        idPrefix: `${agent.spanId}-input`,
-        createdAt: (index) => new Date(startMs + index),
-        context,
-      }),
-      rememberedMessages: toMastraMessages(remembered, {
-        idPrefix: `${agent.spanId}-remembered`,
-        createdAt: (index) => new Date(startMs - remembered.length + index),
-        context,
-      }),
-      systemMessages: conversation.system.map((content) => ({ role: 'system', content })),
-      taggedSystemMessages: {},
-    },
-    output: [
-      buildOutputMessage({
-        toolCalls,
-        stepTexts: texts,
-        finalText,
-        finalStep: runSpans.steps.length > 0 ? runSpans.steps.length - 1 : undefined,
-        id: `${agent.spanId}-output-0`,
-        createdAt: new Date(endMs),
-        context,
-      }),
-    ],
+  // Keys in this order, each set only when known; no spreads (README, "Cost and hostile input").
+  const run = { traceId: agent.traceId, spanId: agent.spanId } as AgentRun
+  if (parentRun) run.parentRunSpanId = parentRun.spanId
+  if (identity.agentId) run.agentId = identity.agentId
+  if (identity.agentName) run.agentName = identity.agentName
+  run.convention = reader.convention
+  run.status = failed ? 'error' : 'ok'
+  if (identity.conversationId) run.conversationId = identity.conversationId
+  run.startTimeUnixNano = agent.startTimeUnixNano
+  run.endTimeUnixNano = agent.endTimeUnixNano
+  run.input = {
+    inputMessages: toMastraMessages(conversation.input, {
+      idPrefix: `${agent.spanId}-input`,
+      createdAt: (index) => new Date(startMs + index),
+      context,
+    }),
+    rememberedMessages: toMastraMessages(remembered, {
+      idPrefix: `${agent.spanId}-remembered`,
+      createdAt: (index) => new Date(startMs - remembered.length + index),
+      context,
+    }),
+    systemMessages: conversation.system.map((content) => ({ role: 'system', content })),
+    taggedSystemMessages: {},
   }
+  run.output = [
+    buildOutputMessage({
+      toolCalls,
+      stepTexts: texts,
+      finalText,
+      finalStep: runSpans.steps.length > 0 ? runSpans.steps.length - 1 : undefined,
+      id: `${agent.spanId}-output-0`,
+      createdAt: new Date(endMs),
+      context,
+    }),
+  ]
   if (requestContext) run.requestContext = requestContext
   run.recorded = notes.recorded()
   const list = notes.list()

@@ -14,13 +14,16 @@ export interface MessageContext {
   resourceId?: string
 }
 
-/** A tool call as Mastra's `toolInvocation` (result or error by state). */
+/**
+ * A tool call as Mastra's `toolInvocation` (result or error by state). Whole literals, no
+ * `{ ...base, state }` (slow: README, "Cost and hostile input"): one per tool call.
+ */
 function toToolInvocation(call: ToolCallRecord): ToolInvocation {
-  const base = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args }
+  const { toolCallId, toolName, args } = call
   if (call.state === 'output-error')
-    return { ...base, state: 'output-error', errorText: call.errorText ?? 'error' }
-  if (call.state === 'result') return { ...base, state: 'result', result: call.result }
-  return { ...base, state: 'call' }
+    return { toolCallId, toolName, args, state: 'output-error', errorText: call.errorText ?? 'error' }
+  if (call.state === 'result') return { toolCallId, toolName, args, state: 'result', result: call.result }
+  return { toolCallId, toolName, args, state: 'call' }
 }
 
 function toolPart(toolInvocation: ToolInvocation): ToolInvocationPart {

@@ -1,4 +1,4 @@
-import { type RecordedParts, RUN_PARTS, type RunPart } from '../model/index.ts'
+import type { RecordedParts, RunPart } from '../model/index.ts'
 
 /**
  * Collects what could not be rebuilt for one agent run, without duplicates, in the order found,
@@ -6,7 +6,8 @@ import { type RecordedParts, RUN_PARTS, type RunPart } from '../model/index.ts'
  */
 export class Notes {
   private readonly seen = new Set<string>()
-  private readonly absent = new Set<RunPart>()
+  /** Made at the first `missing` call: a `Notes` is made for every model output read, too. */
+  private absent: Set<RunPart> | undefined
 
   /** Records one note (ignored when already recorded). */
   add(note: string): void {
@@ -15,6 +16,7 @@ export class Notes {
 
   /** Records that the trace did not record `part` of the run, with the note that says so. */
   missing(part: RunPart, note: string): void {
+    this.absent ??= new Set()
     this.absent.add(part)
     this.seen.add(note)
   }
@@ -26,8 +28,14 @@ export class Notes {
 
   /** Which parts were recorded: every part no `missing` call named. */
   recorded(): RecordedParts {
-    const parts = {} as RecordedParts
-    for (const part of RUN_PARTS) parts[part] = !this.absent.has(part)
-    return parts
+    // One literal in the order of RUN_PARTS (the type asks for every part), not keys added one by one.
+    const absent = this.absent
+    return {
+      input: absent?.has('input') !== true,
+      system: absent?.has('system') !== true,
+      finalText: absent?.has('finalText') !== true,
+      toolArguments: absent?.has('toolArguments') !== true,
+      toolResults: absent?.has('toolResults') !== true,
+    }
   }
 }

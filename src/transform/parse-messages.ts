@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatPart } from './chat-message.ts'
+import { type ChatMessage, type ChatPart, toolCallPart, toolResultPart } from './chat-message.ts'
 import { isRecord, parseJsonValue } from './read-attribute.ts'
 
 /**
@@ -97,13 +97,7 @@ function parseMessage(item: unknown): ChatMessage | undefined {
 
 /** A tool message in the OpenAI chat shape: `{role:'tool', tool_call_id, content}`. */
 function toolResultFromOpenAi(item: Record<string, unknown>, content: string): ChatPart {
-  const id = item.tool_call_id ?? item.id
-  return {
-    type: 'tool-result',
-    ...(typeof id === 'string' ? { toolCallId: id } : {}),
-    ...(typeof item.name === 'string' ? { toolName: item.name } : {}),
-    result: parseJsonValue(content),
-  }
+  return toolResultPart(item.tool_call_id ?? item.id, item.name, parseJsonValue(content))
 }
 
 function toolCallFromOpenAi(call: unknown): ChatPart | undefined {
@@ -111,12 +105,7 @@ function toolCallFromOpenAi(call: unknown): ChatPart | undefined {
   const fn = isRecord(call.function) ? call.function : call
   const name = fn.name
   if (typeof name !== 'string') return undefined
-  return {
-    type: 'tool-call',
-    ...(typeof call.id === 'string' ? { toolCallId: call.id } : {}),
-    toolName: name,
-    args: parseArgs(fn.arguments),
-  }
+  return toolCallPart(call.id, name, parseArgs(fn.arguments))
 }
 
 /** Tool arguments as an object when they were serialized JSON. */
@@ -162,14 +151,8 @@ function parsePart(part: unknown): ChatPart[] {
     case 'tool-call': {
       const name = part.name ?? part.toolName
       if (typeof name !== 'string') return []
-      const id = part.id ?? part.toolCallId
       return [
-        {
-          type: 'tool-call',
-          ...(typeof id === 'string' ? { toolCallId: id } : {}),
-          toolName: name,
-          args: parseArgs(part.arguments ?? part.input ?? part.args),
-        },
+        toolCallPart(part.id ?? part.toolCallId, name, parseArgs(part.arguments ?? part.input ?? part.args)),
       ]
     }
     case 'tool_call_response':
@@ -181,15 +164,7 @@ function parsePart(part: unknown): ChatPart[] {
           ? part.result
           : part.output
       const { result, isError } = unwrapToolOutput(parseArgs(raw))
-      return [
-        {
-          type: 'tool-result',
-          ...(typeof id === 'string' ? { toolCallId: id } : {}),
-          ...(typeof part.toolName === 'string' ? { toolName: part.toolName } : {}),
-          result,
-          ...(isError || part.isError === true ? { isError: true } : {}),
-        },
-      ]
+      return [toolResultPart(id, part.toolName, result, isError || part.isError === true)]
     }
     case 'tool-invocation':
       return fromToolInvocation(part.toolInvocation)
@@ -218,38 +193,22 @@ function fromFilePart(part: Record<string, unknown>): ChatPart[] {
 /** A Mastra `tool-invocation` part: a call, plus its result or error when settled. */
 function fromToolInvocation(invocation: unknown): ChatPart[] {
   if (!isRecord(invocation) || typeof invocation.toolName !== 'string') return []
-  const id = typeof invocation.toolCallId === 'string' ? { toolCallId: invocation.toolCallId } : {}
-  const parts: ChatPart[] = [
-    { type: 'tool-call', ...id, toolName: invocation.toolName, args: invocation.args },
-  ]
+  const { toolCallId, toolName } = invocation
+  const parts: ChatPart[] = [toolCallPart(toolCallId, toolName, invocation.args)]
   if (invocation.state === 'result') {
-    parts.push({
-      type: 'tool-result',
-      ...id,
-      toolName: invocation.toolName,
-      result: invocation.result,
-      ...(invocation.isError === true ? { isError: true } : {}),
-    })
+    parts.push(toolResultPart(toolCallId, toolName, invocation.result, invocation.isError === true))
   } else if (invocation.state === 'output-error') {
-    parts.push({
-      type: 'tool-result',
-      ...id,
-      toolName: invocation.toolName,
-      result: invocation.errorText,
-      isError: true,
-    })
+    parts.push(toolResultPart(toolCallId, toolName, invocation.errorText, true))
   }
   return parts
 }
 
 /** An AI SDK 5+ UI part `{type:'tool-<name>', toolCallId, input, output | errorText, state}`. */
 function fromUiToolPart(part: Record<string, unknown>, toolName: string): ChatPart[] {
-  const id = typeof part.toolCallId === 'string' ? { toolCallId: part.toolCallId } : {}
-  const parts: ChatPart[] = [{ type: 'tool-call', ...id, toolName, args: part.input }]
-  if (part.state === 'output-available')
-    parts.push({ type: 'tool-result', ...id, toolName, result: part.output })
+  const parts: ChatPart[] = [toolCallPart(part.toolCallId, toolName, part.input)]
+  if (part.state === 'output-available') parts.push(toolResultPart(part.toolCallId, toolName, part.output))
   else if (part.state === 'output-error') {
-    parts.push({ type: 'tool-result', ...id, toolName, result: part.errorText, isError: true })
+    parts.push(toolResultPart(part.toolCallId, toolName, part.errorText, true))
   }
   return parts
 }
@@ -263,22 +222,14 @@ function parseContentBlock(block: Record<string, unknown>): ChatPart[] {
   if (typeof block.text === 'string') return [{ type: 'text', text: block.text }]
   const use = block.toolUse
   if (isRecord(use) && typeof use.name === 'string') {
-    const id = typeof use.toolUseId === 'string' ? { toolCallId: use.toolUseId } : {}
-    return [{ type: 'tool-call', ...id, toolName: use.name, args: parseArgs(use.input) }]
+    return [toolCallPart(use.toolUseId, use.name, parseArgs(use.input))]
   }
   const result = block.toolResult
   if (isRecord(result)) {
-    const id = typeof result.toolUseId === 'string' ? { toolCallId: result.toolUseId } : {}
     const content = Array.isArray(result.content) ? result.content : []
     const values = content.map((item) => (isRecord(item) ? (item.json ?? item.text ?? item) : item))
-    return [
-      {
-        type: 'tool-result',
-        ...id,
-        result: values.length === 1 ? values[0] : values,
-        ...(result.status === 'error' ? { isError: true } : {}),
-      },
-    ]
+    const value = values.length === 1 ? values[0] : values
+    return [toolResultPart(result.toolUseId, undefined, value, result.status === 'error')]
   }
   const reasoning = isRecord(block.reasoningContent) ? block.reasoningContent.reasoningText : undefined
   if (isRecord(reasoning) && typeof reasoning.text === 'string')

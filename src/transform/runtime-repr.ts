@@ -9,14 +9,13 @@
 export function isRuntimeRepr(text: string): boolean {
   const t = text.trim()
   if (t.length === 0) return false
-  return (
-    (PYTHON_CALL.test(t) && outerCallEndsText(t)) ||
-    PYTHON_ANGLE.test(t) ||
-    PYTHON_ADDRESS.test(t) ||
-    JAVA_IDENTITY.test(t) ||
-    JAVA_FIELDS.test(t) ||
-    t === '[object Object]'
-  )
+  // Each form starts with its own kind of character: only its patterns are tried (asked of every
+  // input, answer and step text).
+  const first = t.charCodeAt(0)
+  if (first >= 65 && first <= 90) return (PYTHON_CALL.test(t) && outerCallEndsText(t)) || JAVA_FIELDS.test(t)
+  if (first === 60) return PYTHON_ANGLE.test(t) || PYTHON_ADDRESS.test(t)
+  if ((first >= 97 && first <= 122) || first === 95) return JAVA_IDENTITY.test(t)
+  return t === '[object Object]'
 }
 
 /** `ClassName(field=…` or `ClassName()`: a dataclass, pydantic model or namedtuple repr (often cut short). */

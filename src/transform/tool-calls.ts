@@ -43,6 +43,25 @@ interface Draft {
 }
 
 /**
+ * A draft with every field present, so that filling it in never changes its shape (a draft made
+ * with spreads, then written to, is slow: README, "Cost and hostile input").
+ */
+function newDraft(timeUnixNano: string, sequence: number): Draft {
+  return {
+    toolCallId: undefined,
+    toolName: undefined,
+    args: undefined,
+    result: undefined,
+    hasResult: false,
+    errorText: undefined,
+    timeUnixNano,
+    sequence,
+    step: undefined,
+    modelOrder: undefined,
+  }
+}
+
+/**
  * Every tool call of a run in call order: tool spans (what the tool saw and returned) joined
  * by tool-call id with the calls and results found in the model calls' messages, so calls
  * without a span (provider-executed tools, missing spans) are kept too. Every tool span is a
@@ -104,16 +123,12 @@ function callsFromModelOutputs(
             continue
           }
         }
-        const draft: Draft = {
-          toolName: part.toolName,
-          args: part.args,
-          hasResult: false,
-          timeUnixNano: model.endTimeUnixNano,
-          sequence: drafts.length,
-          modelOrder: modelOrder++,
-          ...stepField(run.stepOf(model)),
-          ...(part.toolCallId ? { toolCallId: part.toolCallId } : {}),
-        }
+        const draft = newDraft(model.endTimeUnixNano, drafts.length)
+        draft.toolCallId = part.toolCallId || undefined
+        draft.toolName = part.toolName
+        draft.args = part.args
+        draft.step = run.stepOf(model)
+        draft.modelOrder = modelOrder++
         drafts.push(draft)
         if (part.toolCallId) seen.set(part.toolCallId, draft)
       }
@@ -136,24 +151,19 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
   }
   const joined = new Set<Draft>()
   const spansPerId = new Map<string, number>()
-  const read = new Map<Span, { reader: ConventionReader; call: ToolSpanCall; name: string | undefined }>()
+  const reads: ToolSpanRead[] = []
   for (const span of run.tools) {
     const reader = readerFor(span)
     if (!reader) continue
     const call = reader.toolCall(span, notes)
-    read.set(span, { reader, call, name: call.toolName ?? toolNameFromSpanName(span.name) })
+    reads.push({ span, reader, call, name: call.toolName ?? toolNameFromSpanName(span.name) })
   }
   // Another instrumentation's copy of a tool span is the same call: merged into its draft.
-  const twins = twinToolSpans([...read.keys()], (span) => {
-    const { call, name } = read.get(span)!
-    return { toolCallId: call.toolCallId, toolName: name }
-  })
-  const partner = new Map<Span, Span>()
-  for (const [later, first] of twins) partner.set(later, first).set(first, later)
-  const draftOf = new Map<Span, Draft>()
-  for (const [span, { reader, call, name }] of read) {
-    const twin = partner.get(span)
-    const twinDraft = twin && draftOf.get(twin)
+  const partner = twinPartners(reads)
+  const draftOf = partner && new Map<Span, Draft>()
+  for (const { span, reader, call, name } of reads) {
+    const twin = partner?.get(span)
+    const twinDraft = twin && draftOf?.get(twin)
     if (twinDraft) {
       mergeTwin(twinDraft, twin, span, reader, call)
       continue
@@ -169,13 +179,9 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
         ? requestedById.take(call.toolCallId, joined)
         : requestedByName.take(name, joined)
     if (requested) joined.add(requested)
-    const draft: Draft = requested ?? {
-      hasResult: false,
-      timeUnixNano: span.startTimeUnixNano,
-      sequence: drafts.length,
-    }
+    const draft = requested ?? newDraft(span.startTimeUnixNano, drafts.length)
     if (!requested) drafts.push(draft)
-    draftOf.set(span, draft)
+    draftOf?.set(span, draft)
     draft.timeUnixNano = span.startTimeUnixNano
     // A tool that started before the run's first step answered a model call the run lost (Quarkus
     // LangChain4j streaming: the first model span is a root of its own): a step before the first.
@@ -195,6 +201,34 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const error = spanError(span) ?? reader.failure?.(span)
     if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
   }
+}
+
+/** A tool span as its reader read it, with the tool's name (from the span name when not recorded). */
+interface ToolSpanRead {
+  span: Span
+  reader: ConventionReader
+  call: ToolSpanCall
+  name: string | undefined
+}
+
+/**
+ * Each tool span that has a twin (another instrumentation's copy) mapped to it, both ways; undefined
+ * when none has, as in nearly every run (one instrumentation), which then builds no maps at all.
+ */
+function twinPartners(reads: readonly ToolSpanRead[]): Map<Span, Span> | undefined {
+  let bySpan: Map<Span, ToolSpanRead> | undefined
+  const twins = twinToolSpans(
+    reads.map((read) => read.span),
+    (span) => {
+      bySpan ??= new Map(reads.map((read) => [read.span, read]))
+      const { call, name } = bySpan.get(span)!
+      return { toolCallId: call.toolCallId, toolName: name }
+    },
+  )
+  if (twins.size === 0) return undefined
+  const partner = new Map<Span, Span>()
+  for (const [later, first] of twins) partner.set(later, first).set(first, later)
+  return partner
 }
 
 /**
@@ -310,10 +344,6 @@ function toolNameFromSpanName(name: string): string | undefined {
   return match?.[1]
 }
 
-function stepField(step: number | undefined): { step?: number } {
-  return step === undefined ? {} : { step }
-}
-
 function errorTextOf(result: unknown): string {
   if (typeof result === 'string') return result
   try {
@@ -329,16 +359,24 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
   if (!draft.toolName) notes.add(`tool call ${toolCallId}: tool name not recorded`)
   if (draft.args === undefined)
     notes.missing('toolArguments', `tool call ${toolCallId} (${toolName}): arguments not recorded`)
-  const base = {
+  // Keys set in order, no `{ ...base, state }` (README, "Cost and hostile input").
+  const record = {
     toolCallId,
     toolName,
     args: draft.args ?? {},
     timeUnixNano: draft.timeUnixNano,
     sequence: index,
-    ...stepField(draft.step),
+  } as ToolCallRecord
+  if (draft.step !== undefined) record.step = draft.step
+  if (draft.errorText !== undefined) {
+    record.state = 'output-error'
+    record.errorText = draft.errorText
+  } else if (draft.hasResult) {
+    record.state = 'result'
+    record.result = draft.result
+  } else {
+    notes.missing('toolResults', `tool call ${toolCallId} (${toolName}): result not recorded`)
+    record.state = 'call'
   }
-  if (draft.errorText !== undefined) return { ...base, state: 'output-error', errorText: draft.errorText }
-  if (draft.hasResult) return { ...base, state: 'result', result: draft.result }
-  notes.missing('toolResults', `tool call ${toolCallId} (${toolName}): result not recorded`)
-  return { ...base, state: 'call' }
+  return record
 }

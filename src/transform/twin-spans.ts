@@ -33,7 +33,12 @@ export function twinAgentSpans(tree: SpanTree, agent: Span, isRun: (span: Span) 
  * (nearest first): the agent's name may be only in one of them, the conversation in another.
  */
 export function withTwins(own: AgentIdentity, twins: readonly Span[], tree: SpanTree): AgentIdentity {
-  const out: AgentIdentity = { ...own }
+  const out: AgentIdentity = {
+    agentId: own.agentId,
+    agentName: own.agentName,
+    conversationId: own.conversationId,
+    spanName: own.spanName,
+  }
   for (const twin of twins) {
     const other = readerFor(twin)?.identity(twin, tree) ?? {}
     out.agentId ??= other.agentId

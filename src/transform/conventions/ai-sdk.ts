@@ -1,5 +1,5 @@
 import type { Span } from '../../model/index.ts'
-import type { ChatMessage, ChatPart } from '../chat-message.ts'
+import { type ChatMessage, type ChatPart, toolCallPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseArgs, parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { hasAttribute, isRecord, readJson, readString } from '../read-attribute.ts'
@@ -32,12 +32,7 @@ function responseToolCalls(span: Span, notes: Notes): ChatPart[] {
   const parts: ChatPart[] = []
   for (const call of calls) {
     if (!isRecord(call) || typeof call.toolName !== 'string') continue
-    parts.push({
-      type: 'tool-call',
-      ...(typeof call.toolCallId === 'string' ? { toolCallId: call.toolCallId } : {}),
-      toolName: call.toolName,
-      args: parseArgs(call.input ?? call.args),
-    })
+    parts.push(toolCallPart(call.toolCallId, call.toolName, parseArgs(call.input ?? call.args)))
   }
   return parts
 }

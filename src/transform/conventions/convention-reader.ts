@@ -37,6 +37,20 @@ export interface ToolSpanCall {
 }
 
 /**
+ * A tool span's call with some fields changed: one literal, where `{ ...call, result }` is slow
+ * (a key after a spread; README, "Cost and hostile input"), for every tool span.
+ */
+export function changedCall(call: ToolSpanCall, changes: Partial<ToolSpanCall>): ToolSpanCall {
+  return {
+    toolCallId: 'toolCallId' in changes ? changes.toolCallId : call.toolCallId,
+    toolName: 'toolName' in changes ? changes.toolName : call.toolName,
+    args: 'args' in changes ? changes.args : call.args,
+    result: 'result' in changes ? changes.result : call.result,
+    hasResult: changes.hasResult ?? call.hasResult,
+  }
+}
+
+/**
  * Reads one instrumentation convention. Each method reads one span and returns undefined for
  * what the span does not record; problems (bad JSON...) go to `notes`, never thrown.
  */

@@ -2,7 +2,7 @@ import type { Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import { isRecord, readString } from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
 import { ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-crewai`. */
@@ -36,7 +36,7 @@ export const crewAiReader: ConventionReader = {
       ? isRecord(input) && input.coworker
       : (readString(span.attributes, 'graph.node.id') ?? agent?.role)
     return {
-      ...(typeof name === 'string' ? { agentName: name } : {}),
+      agentName: typeof name === 'string' ? name : undefined,
       conversationId: readString(span.attributes, 'session.id'),
     }
   },
@@ -61,7 +61,7 @@ export const crewAiReader: ConventionReader = {
     const call = openInferenceReader.toolCall(span, notes)
     // The model knows a tool by its sanitized name ("Delegate work to coworker" → delegate_work_to_coworker).
     return call.toolName
-      ? { ...call, toolName: call.toolName.toLowerCase().replace(/[^a-z0-9_-]/g, '_') }
+      ? changedCall(call, { toolName: call.toolName.toLowerCase().replace(/[^a-z0-9_-]/g, '_') })
       : call
   },
 }

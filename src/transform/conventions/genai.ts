@@ -73,7 +73,7 @@ export const genAiReader: ConventionReader = {
       result: 'gen_ai.tool.call.result',
     })
   },
-  metadata: (span) => ({ ...readPrefixed(span.attributes, 'ai.settings.context') }),
+  metadata: (span) => readPrefixed(span.attributes, 'ai.settings.context'),
 }
 
 /** The event that carries a model call's content in GenAI semconv ≥1.37 when it is not on the span. */

@@ -1,5 +1,5 @@
 import type { Span } from '../../model/index.ts'
-import type { ChatMessage, ChatPart } from '../chat-message.ts'
+import { type ChatMessage, type ChatPart, toolCallPart, toolResultPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parsePromptInput } from '../parse-messages.ts'
 import { hasAttribute, isRecord, parseIfStructured, readJson, readString, setOwn } from '../read-attribute.ts'
@@ -57,25 +57,11 @@ function neutralParts(part: unknown): ChatPart[] {
   if (typeof part.reasoning === 'string') return [{ type: 'reasoning', text: part.reasoning }]
   const request = part.toolRequest
   if (isRecord(request) && typeof request.name === 'string') {
-    return [
-      {
-        type: 'tool-call',
-        ...(typeof request.ref === 'string' ? { toolCallId: request.ref } : {}),
-        toolName: request.name,
-        args: request.input ?? {},
-      },
-    ]
+    return [toolCallPart(request.ref, request.name, request.input ?? {})]
   }
   const response = part.toolResponse
   if (isRecord(response)) {
-    return [
-      {
-        type: 'tool-result',
-        ...(typeof response.ref === 'string' ? { toolCallId: response.ref } : {}),
-        ...(typeof response.name === 'string' ? { toolName: response.name } : {}),
-        result: response.output,
-      },
-    ]
+    return [toolResultPart(response.ref, response.name, response.output)]
   }
   const media = part.media
   if (isRecord(media) && typeof media.url === 'string') {

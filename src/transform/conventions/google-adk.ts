@@ -51,11 +51,11 @@ export const googleAdkReader: ConventionReader = {
 /** A system message without ADK's own text after the program's instruction. */
 export function programText(message: ChatMessage): ChatMessage {
   return {
-    ...message,
+    role: message.role,
     parts: message.parts.map((part) => {
       if (part.type !== 'text') return part
       const end = part.text.indexOf(ADK_TEXT)
-      return end < 0 ? part : { ...part, text: part.text.slice(0, end) }
+      return end < 0 ? part : { type: 'text', text: part.text.slice(0, end) }
     }),
   }
 }

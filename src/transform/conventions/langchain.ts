@@ -4,8 +4,15 @@ import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { flattenedDicts, ioValue, kind, openInferenceReader, roleOfKind } from './openinference.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
+import {
+  flattenedDicts,
+  ioValue,
+  kind,
+  openInferenceReader,
+  promptMessages,
+  roleOfKind,
+} from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-langchain` (LangChain and LangGraph). */
 const SCOPE = 'openinference.instrumentation.langchain'
@@ -50,12 +57,7 @@ export const langChainReader: ConventionReader = {
     if (parent && isLangChain(parent) && isChain(parent)) return false
     return callsModel(span, tree)
   },
-  identity: (span) => ({
-    agentName: span.name,
-    ...(readString(span.attributes, 'session.id')
-      ? { conversationId: readString(span.attributes, 'session.id') }
-      : {}),
-  }),
+  identity: (span) => ({ agentName: span.name, conversationId: readString(span.attributes, 'session.id') }),
   agentInput(span, notes) {
     const value = ioValue(span, 'input', notes)
     if (typeof value === 'string') return parsePromptInput(value)
@@ -76,8 +78,9 @@ export const langChainReader: ConventionReader = {
   modelInput(span, notes) {
     // LangChain.js flattens tool calls and results without their ids, and a message whose content
     // is a list of blocks (a system prompt) as its role alone; `input.value` holds them whole.
-    const flattened = openInferenceReader.modelInput(span, notes)
-    if (!flattenedIncomplete(span)) return flattened
+    const dicts = flattenedDicts(span.attributes, 'llm.input_messages')
+    const flattened = promptMessages(span, notes, dicts)
+    if (!flattenedIncomplete(dicts)) return flattened
     const value = ioValue(span, 'input', notes)
     return (isRecord(value) ? langChainMessages(value.messages) : undefined) ?? flattened
   },
@@ -97,11 +100,7 @@ export const langChainReader: ConventionReader = {
     const call = openInferenceReader.toolCall(span, notes)
     const envelope = toolMessage(call.result)
     if (!envelope) return call
-    return {
-      ...call,
-      toolCallId: call.toolCallId ?? envelope.toolCallId,
-      result: envelope.result,
-    }
+    return changedCall(call, { toolCallId: call.toolCallId ?? envelope.toolCallId, result: envelope.result })
   },
   // The status holds the exception's repr and traceback; its event holds the message. LangChain.js
   // writes the message, a blank line and the stack, in both.
@@ -112,8 +111,8 @@ export const langChainReader: ConventionReader = {
 }
 
 /** Whether a model span's flattened prompt lost something: a message's text, or a tool call's id. */
-function flattenedIncomplete(span: Span): boolean {
-  return (flattenedDicts(span.attributes, 'llm.input_messages') ?? []).some((message) => {
+function flattenedIncomplete(dicts: readonly Record<string, unknown>[] | undefined): boolean {
+  return (dicts ?? []).some((message) => {
     if (message.role === 'tool' && message.tool_call_id === undefined) return true
     const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
     if (calls.some((call) => isRecord(call) && call.id === undefined)) return true

@@ -2,7 +2,7 @@ import type { Span } from '../../model/index.ts'
 import { isRecord, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
 import { kind, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-llama-index`. */
@@ -37,10 +37,7 @@ export const llamaIndexReader: ConventionReader = {
   confirmRun: (span, tree) => kind(span) !== 'CHAIN' || callsModel(span, tree),
   identity(span, tree) {
     const name = readString(span.attributes, 'agent.name') ?? (tree ? agentNameBelow(span, tree) : undefined)
-    return {
-      ...(name ? { agentName: name } : {}),
-      conversationId: readString(span.attributes, 'session.id'),
-    }
+    return { agentName: name || undefined, conversationId: readString(span.attributes, 'session.id') }
   },
   agentInput: () => undefined,
   agentOutput: () => undefined,
@@ -48,7 +45,7 @@ export const llamaIndexReader: ConventionReader = {
     const call = openInferenceReader.toolCall(span, notes)
     const output = call.result
     return isRecord(output) && 'raw_output' in output && 'is_error' in output
-      ? { ...call, result: output.raw_output }
+      ? changedCall(call, { result: output.raw_output })
       : call
   },
   toolError: exceptionMessage,

@@ -1,5 +1,5 @@
 import type { Span } from '../../model/index.ts'
-import type { ChatMessage, ChatPart } from '../chat-message.ts'
+import { type ChatMessage, type ChatPart, toolCallPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseArgs, parseMessages, parsePromptInput } from '../parse-messages.ts'
 import {
@@ -51,12 +51,7 @@ function generationOutput(value: unknown): ChatMessage[] | undefined {
       if (!isRecord(call)) continue
       const inner = isRecord(call.payload) ? call.payload : call
       if (typeof inner.toolName !== 'string') continue
-      parts.push({
-        type: 'tool-call',
-        ...(typeof inner.toolCallId === 'string' ? { toolCallId: inner.toolCallId } : {}),
-        toolName: inner.toolName,
-        args: parseArgs(inner.args ?? inner.input),
-      })
+      parts.push(toolCallPart(inner.toolCallId, inner.toolName, parseArgs(inner.args ?? inner.input)))
     }
   }
   if (typeof value.text === 'string' && value.text.length > 0) parts.push({ type: 'text', text: value.text })

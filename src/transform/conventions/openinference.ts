@@ -99,6 +99,22 @@ export function keywordArguments(value: unknown): unknown {
   return onlyKwargs ? value.kwargs : value
 }
 
+/**
+ * A model call's prompt: the flattened `llm.input_messages.*` (`dicts`, given by the caller,
+ * which may look at them too: collecting them scans every attribute), else the provider request
+ * (`{messages}`) in `input.value`.
+ */
+export function promptMessages(
+  span: Span,
+  notes: Notes,
+  dicts: Record<string, unknown>[] | undefined,
+): ChatMessage[] | undefined {
+  const flattened = dicts ? parseMessages(dicts) : undefined
+  if (flattened) return flattened
+  const value = ioValue(span, 'input', notes)
+  return isRecord(value) && Array.isArray(value.messages) ? parseMessages(value.messages) : undefined
+}
+
 /** An agent or chain output value as assistant messages. */
 function outputMessages(value: unknown): ChatMessage[] | undefined {
   if (typeof value === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text: value }] }]
@@ -137,9 +153,9 @@ export const openInferenceReader: ConventionReader = {
   identity(span) {
     const name = readString(span.attributes, 'agent.name') ?? readString(span.attributes, 'graph.node.name')
     return {
-      ...(name ? { agentName: name } : {}),
+      agentName: name,
       // An AGENT span without an agent name is named after its agent (OpenAI Agents JS).
-      ...(!name && kind(span) === 'AGENT' ? { spanName: span.name } : {}),
+      spanName: !name && kind(span) === 'AGENT' ? span.name : undefined,
       conversationId: readString(span.attributes, 'session.id'),
     }
   },
@@ -163,13 +179,8 @@ export const openInferenceReader: ConventionReader = {
       ? flattenedMessages(span.attributes, 'llm.output_messages')
       : outputMessages(value)
   },
-  modelInput(span, notes) {
-    const flattened = flattenedMessages(span.attributes, 'llm.input_messages')
-    if (flattened) return flattened
-    // Without flattened messages, `input.value` may hold the provider request (`{messages}`).
-    const value = ioValue(span, 'input', notes)
-    return isRecord(value) && Array.isArray(value.messages) ? parseMessages(value.messages) : undefined
-  },
+  modelInput: (span, notes) =>
+    promptMessages(span, notes, flattenedDicts(span.attributes, 'llm.input_messages')),
   modelOutput(span, notes) {
     const flattened = flattenedMessages(span.attributes, 'llm.output_messages')
     if (flattened) return flattened

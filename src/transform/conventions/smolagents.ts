@@ -3,7 +3,7 @@ import { parseMessages } from '../parse-messages.ts'
 import { parsePythonLiteral } from '../python-literal.ts'
 import { isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
 import { flattenedDicts, ioValue, openInferenceReader, roleOfKind } from './openinference.ts'
 
 /** The instrumentation scope of `openinference-instrumentation-smolagents`. */
@@ -60,10 +60,9 @@ export const smolagentsReader: ConventionReader = {
     const envelope = call.args
     if (!isRecord(envelope) || !isRecord(envelope.kwargs) || !Array.isArray(envelope.args)) return call
     const positional = envelope.args
-    return {
-      ...call,
+    return changedCall(call, {
       args: positional.length === 0 ? envelope.kwargs : { args: positional, ...envelope.kwargs },
-    }
+    })
   },
   toolError: exceptionMessage,
 }

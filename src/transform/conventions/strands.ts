@@ -1,7 +1,7 @@
-import type { ChatMessage, ChatPart } from '../chat-message.ts'
+import { type ChatMessage, toolResultPart } from '../chat-message.ts'
 import { parseArgs } from '../parse-messages.ts'
 import { hasAttribute, isRecord, parseJsonValue, readJson, readString } from '../read-attribute.ts'
-import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { type ConventionReader, changedCall, type SpanRole } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
 
 /** The instrumentation scope of Strands Agents' own tracer. */
@@ -25,9 +25,9 @@ export const strandsReader: ConventionReader = {
   agentOutput(span, notes) {
     const output = genAiReader.agentOutput(span, notes)
     return output?.map((message) => ({
-      ...message,
+      role: message.role,
       parts: message.parts.map((part) =>
-        part.type === 'text' ? { ...part, text: part.text.replace(/\n$/, '') } : part,
+        part.type === 'text' ? { type: 'text', text: part.text.replace(/\n$/, '') } : part,
       ),
     }))
   },
@@ -36,18 +36,17 @@ export const strandsReader: ConventionReader = {
   toolCall(span, notes) {
     const call = genAiReader.toolCall(span, notes)
     if (hasAttribute(span.attributes, 'gen_ai.tool.call.result'))
-      return { ...call, result: unwrapBlocks(call.result) }
+      return changedCall(call, { result: unwrapBlocks(call.result) })
     // Default layout: the arguments and the result are events of the tool span.
     const argsEvent = span.events.find((event) => event.name === 'gen_ai.tool.message')
     const resultEvent = span.events.find((event) => event.name === 'gen_ai.choice')
     const args = argsEvent ? readJson(argsEvent.attributes, 'content', notes, span.spanId) : undefined
     const result = resultEvent ? readJson(resultEvent.attributes, 'message', notes, span.spanId) : undefined
-    return {
-      ...call,
+    return changedCall(call, {
       toolCallId: call.toolCallId ?? (argsEvent ? readString(argsEvent.attributes, 'id') : undefined),
       ...(call.args === undefined && args !== undefined ? { args: parseArgs(args) } : {}),
       ...(resultEvent ? { result: unwrapBlocks(result), hasResult: true } : {}),
-    }
+    })
   },
 }
 
@@ -67,10 +66,11 @@ function unwrapBlocks(value: unknown): unknown {
 /** The messages with every tool result's content blocks unwrapped. */
 function unwrapResults(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
   return messages?.map((message) => ({
-    ...message,
-    parts: message.parts.map(
-      (part): ChatPart =>
-        part.type === 'tool-result' ? { ...part, result: unwrapBlocks(part.result) } : part,
+    role: message.role,
+    parts: message.parts.map((part) =>
+      part.type === 'tool-result'
+        ? toolResultPart(part.toolCallId, part.toolName, unwrapBlocks(part.result), part.isError === true)
+        : part,
     ),
   }))
 }

@@ -115,7 +115,7 @@ export const traceloopReader: ConventionReader = {
     const callId =
       message?.tool_call_id ?? (isRecord(wrapper?.kwargs) ? wrapper.kwargs.tool_call_id : undefined)
     return {
-      ...(typeof callId === 'string' ? { toolCallId: callId } : {}),
+      toolCallId: typeof callId === 'string' ? callId : undefined,
       toolName: readString(attributes, 'gen_ai.tool.name') ?? readString(attributes, 'traceloop.entity.name'),
       // A callback wrapper is not the arguments: the model's tool call is the next source.
       args: wrapper ? undefined : fromEnvelope(input),
