@@ -206,16 +206,21 @@ describe('event-time assembly of a backlog', () => {
       expect(slow.progress.throttledWhenOthersDone).toBeGreaterThanOrEqual(0)
       expect(slow.progress.throttledWhenOthersDone).toBeLessThan(perPartition.get(THROTTLED)! / 2)
 
+      // Every figure is checked (soft), so one run reports them all.
+      console.log(
+        `backlog ${records.length} records: live ${live.runs.size} runs, ${live.scores.size} scores, ${live.lateSpans} late; ` +
+          `backlog ${backlog.runs.size} runs, ${backlog.scores.size} scores, ${backlog.lateSpans} late, ${backlog.incomplete} incomplete`,
+      )
       // Live: every run once, complete.
-      expect(live.runs.size).toBe(agentRuns)
-      expect(live.scores.size).toBe(agentRuns * 2)
-      expect(live.lateSpans).toBe(0)
+      expect.soft(live.runs.size).toBe(agentRuns)
+      expect.soft(live.scores.size).toBe(agentRuns * 2)
+      expect.soft(live.lateSpans).toBe(0)
       // The backlog: the same runs built the same, the same scores, none missing, none twice.
-      expect(backlog.lateSpans).toBe(0)
-      expect(backlog.incomplete).toBe(0)
-      expect([...backlog.deliveries.values()].filter((n) => n > 1)).toEqual([])
-      expect(sorted(backlog.runs)).toEqual(sorted(live.runs))
-      expect(sorted(backlog.scores)).toEqual(sorted(live.scores))
+      expect.soft(backlog.lateSpans).toBe(0)
+      expect.soft(backlog.incomplete).toBe(0)
+      expect.soft([...backlog.deliveries.values()].filter((n) => n > 1)).toEqual([])
+      expect.soft(sorted(backlog.runs)).toEqual(sorted(live.runs))
+      expect.soft(sorted(backlog.scores)).toEqual(sorted(live.scores))
     },
     240_000 * SCALE,
   )
