@@ -73,7 +73,6 @@ const REVOKED = new Error('partitions revoked')
  * metrics happen once per trace.
  */
 export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): DeliveryQueue<T> {
-  const { targets } = options
   const policy = options.policy ?? retryPolicies.delivery
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 120_000
   const waiting: T[] = []
@@ -81,16 +80,15 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
   let inFlight = 0
   const stopping = new AbortController()
   const drainWaiters = new Set<() => void>()
-  const flying = new Set<T>()
-  const revoked = new Set<T>()
-  let hold: { released: Promise<void>; release: () => void; timer: NodeJS.Timeout } | undefined
+  const rebalance = rebalanceHold<T>()
 
-  /** Waits out a hold; true when the trace was revoked meanwhile (or before). */
-  const revokedAfterHold = async (trace: T): Promise<boolean> => {
-    while (hold !== undefined) await hold.released
-    return revoked.has(trace)
+  const delivery: DeliveryContext<T, R> = {
+    options,
+    policy,
+    attemptTimeoutMs,
+    signal: stopping.signal,
+    rebalance,
   }
-
   const run = async (trace: T): Promise<void> => {
     let result: R
     try {
@@ -99,30 +97,7 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       options.onDone(trace, 'failed', error)
       return
     }
-    if ((hold !== undefined || revoked.size > 0) && (await revokedAfterHold(trace)))
-      return options.onDone(trace, 'revoked')
-    if (targets.length === 0) return options.onDone(trace, 'delivered')
-    const pending = new Set(targets)
-    try {
-      const onFailure = (target: string, error: unknown, attempt: number) =>
-        options.onFailure?.(trace, target, error, attempt)
-      await retryWithBackoff(
-        async (attempt) => {
-          if (attempt > 0 && (await revokedAfterHold(trace))) throw REVOKED
-          return deliverPending(result, pending, attempt, attemptTimeoutMs, onFailure)
-        },
-        {
-          policy,
-          signal: stopping.signal,
-          sleep: options.sleep,
-          shouldRetry: (error) => error !== REVOKED,
-        },
-      )
-      options.onDone(trace, 'delivered')
-    } catch (error) {
-      if (error === REVOKED) options.onDone(trace, 'revoked')
-      else options.onDone(trace, stopping.signal.aborted ? 'abandoned' : 'undeliverable', error)
-    }
+    await deliverResult(trace, result, delivery)
   }
 
   /** A trace left flight: start the next. */
@@ -136,12 +111,9 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
       const trace = waiting[head]!
       waiting[head++] = undefined as T
       inFlight++
-      flying.add(trace)
+      rebalance.started(trace)
       run(trace)
-        .finally(() => {
-          flying.delete(trace)
-          revoked.delete(trace)
-        })
+        .finally(() => rebalance.ended(trace))
         .then(landed, landed)
     }
     if (head > 1024 && head * 2 > waiting.length) {
@@ -181,27 +153,90 @@ export function createDeliveryQueue<T, R>(options: DeliveryQueueOptions<T, R>): 
     },
     stop() {
       stopping.abort()
-      hold?.release()
+      rebalance.release()
       pump()
     },
-    hold(maxMs) {
+    hold: rebalance.hold,
+    release: rebalance.release,
+  }
+}
+
+/** What delivering one result needs from its queue. */
+interface DeliveryContext<T, R> {
+  options: DeliveryQueueOptions<T, R>
+  policy: RetryPolicy
+  attemptTimeoutMs: number
+  /** Aborted when the queue stops. */
+  signal: AbortSignal
+  rebalance: ReturnType<typeof rebalanceHold<T>>
+}
+
+/**
+ * Delivers a trace's result to every target, retrying those that failed, until all acknowledged
+ * it, its partitions were revoked, the queue stopped or the policy ran out; then `onDone`.
+ */
+async function deliverResult<T, R>(trace: T, result: R, ctx: DeliveryContext<T, R>): Promise<void> {
+  const { options, rebalance, signal } = ctx
+  if (rebalance.active() && (await rebalance.revokedAfterHold(trace))) return options.onDone(trace, 'revoked')
+  if (options.targets.length === 0) return options.onDone(trace, 'delivered')
+  const pending = new Set(options.targets)
+  const onFailure = (target: string, error: unknown, attempt: number) =>
+    options.onFailure?.(trace, target, error, attempt)
+  try {
+    await retryWithBackoff(
+      async (attempt) => {
+        if (attempt > 0 && (await rebalance.revokedAfterHold(trace))) throw REVOKED
+        return deliverPending(result, pending, attempt, ctx.attemptTimeoutMs, onFailure)
+      },
+      { policy: ctx.policy, signal, sleep: options.sleep, shouldRetry: (error) => error !== REVOKED },
+    )
+    options.onDone(trace, 'delivered')
+  } catch (error) {
+    if (error === REVOKED) options.onDone(trace, 'revoked')
+    else options.onDone(trace, signal.aborted ? 'abandoned' : 'undeliverable', error)
+  }
+}
+
+/**
+ * The queue's part in a rebalance: the traces in flight, a hold that deliveries wait out, and the
+ * traces revoked when it ended.
+ */
+function rebalanceHold<T>() {
+  const flying = new Set<T>()
+  const revoked = new Set<T>()
+  let hold: { released: Promise<void>; release: () => void; timer: NodeJS.Timeout } | undefined
+  const release = (isRevoked?: (trace: T) => boolean) => {
+    if (isRevoked) for (const trace of flying) if (isRevoked(trace)) revoked.add(trace)
+    if (hold === undefined) return
+    clearTimeout(hold.timer)
+    const ended = hold
+    hold = undefined
+    ended.release()
+  }
+  return {
+    started: (trace: T) => void flying.add(trace),
+    ended(trace: T) {
+      flying.delete(trace)
+      revoked.delete(trace)
+    },
+    /** Whether a delivery may have to wait or be dropped (a hold, or revoked traces in flight). */
+    active: () => hold !== undefined || revoked.size > 0,
+    /** Waits out a hold; true when the trace was revoked meanwhile (or before). */
+    async revokedAfterHold(trace: T): Promise<boolean> {
+      while (hold !== undefined) await hold.released
+      return revoked.has(trace)
+    },
+    hold(maxMs: number) {
       if (hold !== undefined) return
-      let release = () => {}
-      const released = new Promise<void>((resolve) => {
-        release = resolve
+      let resolve = () => {}
+      const released = new Promise<void>((r) => {
+        resolve = r
       })
-      const timer = setTimeout(() => this.release(), maxMs)
+      const timer = setTimeout(() => release(), maxMs)
       timer.unref()
-      hold = { released, release, timer }
+      hold = { released, release: resolve, timer }
     },
-    release(isRevoked) {
-      if (isRevoked) for (const trace of flying) if (isRevoked(trace)) revoked.add(trace)
-      if (hold === undefined) return
-      clearTimeout(hold.timer)
-      const { release } = hold
-      hold = undefined
-      release()
-    },
+    release,
   }
 }
 
