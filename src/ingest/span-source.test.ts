@@ -9,6 +9,7 @@ import type { Message } from 'kafkajs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../../test/helpers/poll.ts'
 import { silentLogger } from '../ops/logger.ts'
+import { captureLogs } from '../ops/testing/capture-logs.ts'
 import { superviseConsumer } from './consumer-supervisor.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
@@ -342,6 +343,25 @@ describe('span source on the in-memory consumer port', () => {
     expect(h.scored.get(judgedTrace)).toBe(2)
     expect(h.delivered.get(judgedTrace)).toBe(1)
     for (const run of runs(h)) expect(h.delivered.get(run.traceId), run.traceId).toBe(1)
+  })
+
+  it('logs once per cause that spans arrived after their trace was released, naming what to tune', async () => {
+    const { lines, logger } = captureLogs()
+    const h = harness({ runs: 4, source: { logger } })
+    await h.source.start()
+    await untilCommittedToEnd(h)
+    // The record of a trace scored long ago arrives again, twice: every span in it is late.
+    const scored = runs(h)[0]!
+    const record = h.topic.records(scored.partition)[scored.offset]!
+    h.topic.append(scored.partition, [{ value: record.value }, { value: record.value }])
+    await waitFor('the late spans counted', () => h.source.stats().lateSpans > 0)
+    expect(h.source.stats().lateSpansByRelease).toMatchObject({ settled: h.source.stats().lateSpans, age: 0 })
+    await waitFor('a warning', () => lines.some((l) => l.releasedBy === 'settled'))
+    await new Promise((resolve) => setTimeout(resolve, 50)) // a few more ticks: still one line
+    const warnings = lines.filter((l) => l.releasedBy !== undefined)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatchObject({ level: 40, releasedBy: 'settled' })
+    expect(String(warnings[0]!.msg)).toContain('assembly.settleMs')
   })
 
   it('replaces a crashed consumer and goes on where it was, scoring every run once', async () => {

@@ -12,7 +12,7 @@ import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
 import { PartitionWatermark } from './partition-watermark.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
-import { TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
+import { type ReleaseReason, TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 import {
   createTraceHandoff,
   type HandoffCounters,
@@ -75,6 +75,8 @@ export interface SpanSourceStats extends HandoffCounters {
   spans: number
   deadLetters: number
   lateSpans: number
+  /** Of `lateSpans`, by what released their trace (see `AssemblerStats`). */
+  lateSpansByRelease: Record<ReleaseReason, number>
   bufferedSpans: number
   bufferedBytes: number
   openTraces: number
@@ -115,13 +117,13 @@ export interface SpanSource {
  * each released trace once and delivers the result until every target acknowledged it, and
  * commits an offset only when every trace fed by the records below it is done. Undecodable
  * records go to the dead letters; reading pauses while the buffer or the delivery queue is full.
+ * Settling follows the data when partitions advance unevenly (see PartitionWatermark), except
+ * while a full buffer holds reading paused: no partition can advance then, and traces waiting for
+ * a lagging one would wait for maxTraceAgeMs; they settle by the clock instead.
  */
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  // Settling follows the data when partitions advance unevenly (see PartitionWatermark), except
-  // while a full buffer holds reading paused: no partition can advance then, and traces waiting
-  // for a lagging one would wait for maxTraceAgeMs; they settle by the clock instead.
   const watermark = new PartitionWatermark()
   const assembler = new TraceAssembler<RecordRef>({
     ...options,
@@ -162,8 +164,10 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     failure,
   })
 
+  const logLateSpans = lateSpanLog(assembler, logger)
   const tick = () => {
     if (state.stopping) return
+    logLateSpans()
     // Judged before this tick's releases: a queue that downstream did not drain in a whole tick.
     backpressure.apply(load())
     handoff.collectReady()
@@ -330,8 +334,37 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
 
 /** The assembler's part of the source's stats. */
 function assemblerStats(assembler: TraceAssembler<RecordRef>) {
-  const { lateSpans, bufferedSpans, bufferedBytes, openTraces } = assembler.stats()
-  return { lateSpans, bufferedSpans, bufferedBytes, openTraces }
+  const { lateSpans, lateSpansByRelease, bufferedSpans, bufferedBytes, openTraces } = assembler.stats()
+  return { lateSpans, lateSpansByRelease, bufferedSpans, bufferedBytes, openTraces }
+}
+
+/** What each release reason's late spans ask the user to tune. */
+const LATE_HINT: Record<ReleaseReason, string> = {
+  settled:
+    'it had been quiet for assembly.settleMs: raise it if producers export the spans of one trace further apart',
+  age: 'it had been open for assembly.maxTraceAgeMs: raise it if a partition lags behind the others that long',
+  cap: 'the span buffer was full: raise assembly.maxBufferedBytes',
+  flush: 'the buffer was flushed (shutdown, end of input)',
+}
+
+/**
+ * Logs, once per release reason, that spans arrived after their trace was released and was
+ * scored without them, and what to tune (the counter on /metrics counts every one).
+ */
+function lateSpanLog(assembler: TraceAssembler<RecordRef>, logger: Logger): () => void {
+  const logged = new Set<ReleaseReason>()
+  return () => {
+    const late = assembler.stats().lateSpansByRelease
+    for (const reason of Object.keys(late) as ReleaseReason[]) {
+      if (late[reason] === 0 || logged.has(reason)) continue
+      logged.add(reason)
+      logger.warn(
+        { releasedBy: reason, lateSpans: late[reason] },
+        `spans arrived after their trace was released and scored without them: ${LATE_HINT[reason]}. ` +
+          'Counted in tracescore_late_spans_total{released_by}; logged once per cause',
+      )
+    }
+  }
 }
 
 /** What of the assembler's totals backpressure looks at. */

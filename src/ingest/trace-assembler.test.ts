@@ -138,6 +138,9 @@ describe('TraceAssembler', () => {
     const ready = assembler.takeReady()
     expect(ready).toMatchObject([{ traceId: T1, reason: 'age', incomplete: true }])
     expect(ready[0]!.spans).toHaveLength(61)
+    // A straggler after that is late, counted as late after an age release.
+    assembler.add([span(T1, 'after')], 'r99')
+    expect(assembler.stats().lateSpansByRelease).toEqual({ settled: 0, age: 1, cap: 0, flush: 0 })
   })
 
   it('caps buffered spans by finalizing the oldest traces first', () => {
@@ -228,6 +231,7 @@ describe('TraceAssembler', () => {
     clock.t += 5_000
     expect(assembler.takeReady()).toEqual([])
     expect(assembler.stats().lateSpans).toBe(2)
+    expect(assembler.stats().lateSpansByRelease).toEqual({ settled: 2, age: 0, cap: 0, flush: 0 })
   })
 
   it('re-releases a trace with late spans, superseding, when rescoreLateSpans is set', () => {

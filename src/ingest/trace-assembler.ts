@@ -141,6 +141,8 @@ export interface AssemblerStats {
   bufferedBytes: number
   releasedTraces: number
   lateSpans: number
+  /** Of `lateSpans`, by what released their trace: `settled` asks for a longer `settleMs`, `age` a longer `maxTraceAgeMs`, `cap` a larger buffer. */
+  lateSpansByRelease: Record<ReleaseReason, number>
   duplicateSpans: number
   rereleasedTraces: number
 }
@@ -219,6 +221,8 @@ interface ReleasedTrace {
   /** Always false: tells a remembered trace from an open one in `traces`. */
   readonly isOpen: false
   releasedMs: number
+  /** What released it: a span arriving later is counted by it. */
+  reason: ReleaseReason
   /** Agent spans scored by the releases so far (usually one). */
   agentSpanIds: readonly string[]
   /** Kept only with `rescoreLateSpans`, so a re-release holds the whole trace. */
@@ -314,6 +318,7 @@ export class TraceAssembler<R> {
   /** Totals since the start, for `stats`. */
   private releasedCount = 0
   private lateSpans = 0
+  private readonly lateByRelease: Record<ReleaseReason, number> = { settled: 0, age: 0, cap: 0, flush: 0 }
   private duplicateSpans = 0
   private rereleased = 0
 
@@ -367,6 +372,7 @@ export class TraceAssembler<R> {
         else {
           trace = undefined
           late++
+          this.lateByRelease[(known as ReleasedTrace).reason]++
           lateByTrace ??= new Map()
           const list = lateByTrace.get(traceId)
           if (list === undefined) lateByTrace.set(traceId, [i])
@@ -546,6 +552,7 @@ export class TraceAssembler<R> {
       bufferedBytes: this.bufferedBytes + this.retainedBytes,
       releasedTraces: this.releasedCount,
       lateSpans: this.lateSpans,
+      lateSpansByRelease: { ...this.lateByRelease },
       duplicateSpans: this.duplicateSpans,
       rereleasedTraces: this.rereleased,
     }
@@ -692,6 +699,7 @@ export class TraceAssembler<R> {
       traceId: trace.traceId,
       isOpen: false,
       releasedMs: now,
+      reason,
       agentSpanIds: scored === undefined ? trace.agentSpanIds : [...scored, ...agentSpanIds],
       bytes: 0,
     }

@@ -1,12 +1,11 @@
-import { Writable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { answeredScorer } from '../../config/scorers/answered.ts'
 import { resolveConfig } from '../config/define-config.ts'
 import { scoreTrace } from '../score-trace.ts'
 import { span } from '../transform/testing/span-builder.ts'
 import { createGapLog } from './gap-log.ts'
-import { createLogger } from './logger.ts'
 import { createMetrics } from './metrics.ts'
+import { captureLogs } from './testing/capture-logs.ts'
 
 const { scorers } = resolveConfig({ scorers: { answered: { scorer: answeredScorer } } }, {})
 
@@ -48,17 +47,6 @@ function unknownConvention(traceId: string) {
 
 const T = (n: number) => n.toString(16).padStart(32, '0')
 
-function capture() {
-  const lines: Record<string, unknown>[] = []
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
-      done()
-    },
-  })
-  return { lines, logger: createLogger('info', destination) }
-}
-
 describe('no silent gaps', () => {
   it('counts a content-off run per missing part, and its not-scorable decision per cause', async () => {
     const metrics = createMetrics()
@@ -91,7 +79,7 @@ describe('no silent gaps', () => {
   })
 
   it('logs each cause once, however often it occurs', async () => {
-    const { lines, logger } = capture()
+    const { lines, logger } = captureLogs()
     const log = createGapLog(logger)
     for (let n = 10; n < 13; n++) log(await scoreTrace(contentOff(T(n)), { scorers }), T(n))
     for (let n = 20; n < 23; n++) log(await scoreTrace(bareModelCall(T(n)), { scorers }), T(n))

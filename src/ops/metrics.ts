@@ -53,7 +53,11 @@ export function createMetrics() {
       ['scorer'],
     ),
     deadLetters: counter('tracescore_dead_letters_total', 'Records sent to the dead-letter topic'),
-    lateSpans: counter('tracescore_late_spans_total', 'Spans that arrived after their run was scored'),
+    lateSpans: counter(
+      'tracescore_late_spans_total',
+      'Spans that arrived after their run was scored, by what released their trace (settled, age, cap, flush)',
+      ['released_by'],
+    ),
     bufferedSpans: gauge('tracescore_buffered_spans', 'Spans waiting in the trace assembler'),
     consumerLag: gauge(
       'tracescore_consumer_lag',

@@ -3,7 +3,9 @@ import type { SpanSourceStats } from '../ingest/span-source.ts'
 import { createMetrics } from './metrics.ts'
 import { sourceMetricsUpdater } from './source-metrics.ts'
 
-const stats = (counts: Partial<SpanSourceStats>) => ({ bufferedSpans: 0, ...counts }) as SpanSourceStats
+const NO_LATE = { settled: 0, age: 0, cap: 0, flush: 0 }
+const stats = (counts: Partial<SpanSourceStats>) =>
+  ({ bufferedSpans: 0, lateSpansByRelease: NO_LATE, ...counts }) as SpanSourceStats
 
 describe('sourceMetricsUpdater', () => {
   it('counts traces released incomplete as complete="false" and the others as complete="true"', async () => {
@@ -16,5 +18,17 @@ describe('sourceMetricsUpdater', () => {
     update()
     const values = (await metrics.traces.get()).values.map((v) => [v.labels.complete, v.value])
     expect(Object.fromEntries(values)).toEqual({ true: 5, false: 2 })
+  })
+
+  it('counts late spans by what released their trace', async () => {
+    const metrics = createMetrics()
+    let current = stats({})
+    const update = sourceMetricsUpdater(metrics, () => current)
+    current = stats({ lateSpansByRelease: { ...NO_LATE, settled: 1, age: 3 } })
+    update()
+    current = stats({ lateSpansByRelease: { ...NO_LATE, settled: 1, age: 5 } })
+    update()
+    const values = (await metrics.lateSpans.get()).values.map((v) => [v.labels.released_by, v.value])
+    expect(Object.fromEntries(values)).toEqual({ settled: 1, age: 5 })
   })
 })

@@ -1,10 +1,11 @@
 import type { Admin } from 'kafkajs'
 import type { SpanSourceStats } from '../ingest/span-source.ts'
+import type { ReleaseReason } from '../ingest/trace-assembler.ts'
 import { refreshConsumerLag } from './consumer-lag.ts'
 import type { Logger } from './logger.ts'
 import type { Metrics } from './metrics.ts'
 
-type CountedKey = 'records' | 'spans' | 'deadLetters' | 'lateSpans' | 'tracesReleased' | 'tracesIncomplete'
+type CountedKey = 'records' | 'spans' | 'deadLetters' | 'tracesReleased' | 'tracesIncomplete'
 
 /**
  * Turns the source's running totals into Prometheus counters and gauges: returns a function to
@@ -21,7 +22,10 @@ export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceSt
     metrics.records.inc(delta('records'))
     metrics.spans.inc(delta('spans'))
     metrics.deadLetters.inc(delta('deadLetters'))
-    metrics.lateSpans.inc(delta('lateSpans'))
+    for (const reason of Object.keys(now.lateSpansByRelease) as ReleaseReason[]) {
+      const d = now.lateSpansByRelease[reason] - last.lateSpansByRelease[reason]
+      if (d > 0) metrics.lateSpans.inc({ released_by: reason }, d)
+    }
     const incomplete = delta('tracesIncomplete')
     metrics.traces.inc({ complete: 'false' }, incomplete)
     metrics.traces.inc({ complete: 'true' }, Math.max(0, delta('tracesReleased') - incomplete))
