@@ -3,7 +3,7 @@ import { type ChatPart, messageText } from '../chat-message.ts'
 import { parsePythonLiteral } from '../python-literal.ts'
 import { indexed, isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { exceptionMessage } from '../span-error.ts'
-import type { ConventionReader } from './convention-reader.ts'
+import { type ConventionReader, changedCall } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
 import { ioValue, kind, openInferenceReader } from './openinference.ts'
 
@@ -72,10 +72,12 @@ export const autogenOpenInferenceReader: ConventionReader = {
     )
   },
   toolCall(span, notes) {
-    const call = { ...openInferenceReader.toolCall(span, notes), failureInPrompt: true }
-    if (typeof call.result !== 'string') return call
-    const literal = parsePythonLiteral(call.result)
-    return literal === undefined ? call : { ...call, result: literal }
+    const call = openInferenceReader.toolCall(span, notes)
+    const literal = typeof call.result === 'string' ? parsePythonLiteral(call.result) : undefined
+    return changedCall(
+      call,
+      literal === undefined ? { failureInPrompt: true } : { failureInPrompt: true, result: literal },
+    )
   },
   failure: agentFailure,
 }

@@ -47,6 +47,7 @@ export function changedCall(call: ToolSpanCall, changes: Partial<ToolSpanCall>):
     args: 'args' in changes ? changes.args : call.args,
     result: 'result' in changes ? changes.result : call.result,
     hasResult: changes.hasResult ?? call.hasResult,
+    failureInPrompt: changes.failureInPrompt ?? call.failureInPrompt,
   }
 }
 
