@@ -315,6 +315,40 @@ describe('TraceAssembler', () => {
     expect(assembler.add([span(id(2_500), '02')], 'again')).toEqual({ traces: 1, lateSpans: 0 })
   })
 
+  it('keeps settling, ageing and forgetting right on a clock that ran for a month (beyond one relative base)', () => {
+    const { clock, assembler } = setup({ lateWindowMs: 30_000 })
+    const day = 24 * 3600 * 1000
+    clock.t = 1_796_300_000_000 // an epoch-ms clock, as Date.now() gives
+    assembler.add([agent(T1, '01', { parentSpanId: undefined })], 'r1') // done, settles
+    clock.t += 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+    for (let d = 1; d <= 30; d++) {
+      clock.t += day
+      expect(assembler.takeReady()).toEqual([])
+      const open = `${d}`.padStart(32, '0')
+      // Yesterday's trace was forgotten after the late window: a span of it opens a new trace.
+      if (d > 1)
+        expect(assembler.add([span(`${d - 1}`.padStart(32, '0'), '03')], `again${d}`)).toEqual({
+          traces: 1,
+          lateSpans: 0,
+        })
+      assembler.add([span(open, '01')], `d${d}`) // a root-less trace: open until its age
+      clock.t += 59_999
+      expect(assembler.takeReady().filter((t) => t.traceId === open)).toEqual([])
+      clock.t += 1
+      expect(assembler.takeReady().filter((t) => t.traceId === open)).toMatchObject([{ reason: 'age' }])
+      // A span of the trace released just now is late.
+      expect(assembler.add([span(open, '02')], `late${d}`)).toEqual({ traces: 0, lateSpans: 1 })
+    }
+    clock.t += 10_000
+    expect(assembler.takeReady()).toEqual([]) // late spans reopen nothing
+    assembler.add([agent(T3, '01', { parentSpanId: undefined })], 'r3')
+    clock.t += 999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T3])
+  })
+
   it('flush releases everything now and marks traces that did not look complete', () => {
     const { assembler } = setup()
     assembler.add([agent(T1, '01'), span(T2, '01')], 'r1')
