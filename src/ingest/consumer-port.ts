@@ -53,6 +53,12 @@ export interface ConsumerHandlers {
    */
   onRebalancing?(): void
   /**
+   * Every record written before `epochMs` (wall clock) to the member's partitions was handed to
+   * `onBatch`, except on partitions whose last batch stopped short of their end (they lag). Told
+   * as fetches complete while reading; not told while paused. A port that cannot tell never calls it.
+   */
+  onReadThrough?(epochMs: number): void
+  /**
    * The consumer stopped fetching because of `error`. `recovering` says whether it (or its
    * supervisor) is bringing consumption back; false means it gave up for good.
    */
@@ -72,6 +78,11 @@ export interface ConsumerPort {
   seek(partition: number, offset: string): void
   /** Leaves the group and disconnects; no handler is called afterwards. */
   stop(): Promise<void>
+  /**
+   * True when the port calls `onReadThrough` as it reads: its owner then counts nothing read that
+   * was written after it started until the port says so. Otherwise the owner goes by the clock.
+   */
+  readonly reportsReadThrough?: boolean
 }
 
 /** Creates a fresh consumer (a supervisor replaces a dead one with the next). */

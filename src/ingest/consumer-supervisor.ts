@@ -153,6 +153,9 @@ function forwardingHandlers(ctx: {
     onRebalancing() {
       if (ctx.isCurrent()) ctx.owner().onRebalancing?.()
     },
+    onReadThrough(epochMs) {
+      if (ctx.isCurrent()) ctx.owner().onReadThrough?.(epochMs)
+    },
     onCrash(error, recovering) {
       if (!ctx.isCurrent()) return
       ctx.budget.crashed()

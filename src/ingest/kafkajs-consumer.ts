@@ -4,6 +4,7 @@ import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
 import type { ConsumerHandlers, ConsumerPort } from './consumer-port.ts'
 import { type SupervisedConsumer, superviseConsumer } from './consumer-supervisor.ts'
+import { FetchCycles } from './fetch-cycles.ts'
 import { prepareKafkajs } from './kafka-client.ts'
 import { createStallWatchdog, type StallWatchdog } from './stall-watchdog.ts'
 
@@ -53,6 +54,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   let paused = false
   let dead = false
   let watchdog: StallWatchdog | undefined
+  const fetches = new FetchCycles()
 
   const quietly = (what: string, action: () => void) => deferIfRestarting(options.logger, what, action)
 
@@ -79,12 +81,21 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
 
   const listen = (c: Consumer, handlers: ConsumerHandlers) => {
     c.on(c.events.FETCH, () => watchdog?.touch())
+    c.on(c.events.FETCH_START, (event) => {
+      if (paused) return
+      const through = fetches.started(event.payload.nodeId, now())
+      if (through !== undefined) handlers.onReadThrough?.(through)
+    })
     c.on(c.events.GROUP_JOIN, (event) => {
       watchdog?.touch()
+      fetches.reset()
       if (paused) quietly('pause', () => c.pause([{ topic }]))
       handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
     })
-    c.on(c.events.REBALANCING, () => handlers.onRebalancing?.())
+    c.on(c.events.REBALANCING, () => {
+      fetches.reset()
+      handlers.onRebalancing?.()
+    })
     c.on(c.events.CRASH, (event) => {
       const { error, restart } = event.payload
       if (restart) handlers.onCrash(error, true)
@@ -93,6 +104,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   }
 
   return {
+    reportsReadThrough: true,
     async start(name, handlers) {
       topic = name
       const c = options.kafka.consumer({
@@ -124,10 +136,12 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
         : consumer.commitOffsets(offsets.map((o) => ({ ...o }))),
     pause() {
       paused = true
+      fetches.reset()
       if (consumer) quietly('pause', () => consumer!.pause([{ topic }]))
     },
     resume() {
       paused = false
+      fetches.reset()
       if (consumer) quietly('resume', () => consumer!.resume([{ topic }]))
     },
     seek(partition, offset) {
@@ -157,8 +171,9 @@ function deferIfRestarting(logger: Logger, what: string, action: () => void): vo
 export function createSupervisedKafkajsConsumer(
   options: KafkajsConsumerOptions & { recoveryPolicy?: RetryPolicy },
 ): SupervisedConsumer {
-  return superviseConsumer(() => createKafkajsConsumer(options), {
+  const supervised = superviseConsumer(() => createKafkajsConsumer(options), {
     logger: options.logger,
     policy: options.recoveryPolicy,
   })
+  return Object.assign(supervised, { reportsReadThrough: true })
 }

@@ -117,7 +117,8 @@ export interface SpanSource {
  * each released trace once and delivers the result until every target acknowledged it, and
  * commits an offset only when every trace fed by the records below it is done. Undecodable
  * records go to the dead letters; reading pauses while the buffer or the delivery queue is full.
- * Settling follows the data when partitions advance unevenly (see PartitionWatermark), except
+ * Settling follows the data when partitions advance unevenly (see PartitionWatermark), and a
+ * trace's quiet period runs only while the consumer's fetches go on (see FetchCycles), except
  * while a full buffer holds reading paused: no partition can advance then, and traces waiting for
  * a lagging one would wait for maxTraceAgeMs; they settle by the clock instead.
  */
@@ -125,10 +126,17 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
   const watermark = new PartitionWatermark()
+  /**
+   * What the consumer's fetches proved read (`onReadThrough`), only ever later. Not reset by a
+   * rejoin or a replaced consumer: a trace's quiet period counts from its last span's arrival, so an
+   * earlier proof settles nothing that arrived after it.
+   */
+  const reading: ReadProgress = { throughMs: undefined }
   const assembler = new TraceAssembler<RecordRef>({
     ...options,
     now,
     watermark: () => (backpressure.bufferFull() ? undefined : watermark.current()),
+    readThrough: () => (backpressure.bufferFull() ? undefined : reading.throughMs),
   })
   const tracker = new OffsetTracker()
   const reader = createRecordReader({ ...options, assembler, tracker, watermark })
@@ -162,6 +170,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     assignment,
     committer,
     failure,
+    reading,
   })
 
   const logLateSpans = lateSpanLog(assembler, logger)
@@ -181,6 +190,8 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     async start() {
       state.stopping = false
       state.started = true
+      // Nothing was read before: a trace's quiet period starts counting from the consumer's first fetches.
+      if (consumer.reportsReadThrough) reading.throughMs ??= now()
       await consumer.start(topic, handlers)
       timer = setInterval(tick, options.tickMs ?? 100)
       timer.unref()
@@ -289,6 +300,12 @@ interface HandlerContext {
   committer: OffsetCommitter
   failure: { settle: (error: unknown) => void }
   onAssigned?(partitions: readonly number[]): void
+  reading: ReadProgress
+}
+
+/** What the consumer's fetches proved read: epoch ms before which every record was handed over. */
+interface ReadProgress {
+  throughMs: number | undefined
 }
 
 /** Longest a rebalance holds deliveries: kafkajs's default rebalance timeout (a join takes no longer). */
@@ -305,6 +322,10 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       const last = ctx.reader.read(batch, ctx.ends?.get(batch.partition))
       ctx.handoff.collectReady()
       return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
+    },
+    onReadThrough(epochMs) {
+      const known = ctx.reading.throughMs
+      if (known === undefined || epochMs > known) ctx.reading.throughMs = epochMs
     },
     onRebalancing() {
       // Until the member joined again, no delivery starts: a partition it loses has a new owner

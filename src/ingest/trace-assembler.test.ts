@@ -349,6 +349,32 @@ describe('TraceAssembler', () => {
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T3])
   })
 
+  it('runs the quiet period only up to what the fetches proved read', () => {
+    const read = { through: undefined as number | undefined }
+    const { clock, assembler } = setup({ readThrough: () => read.through })
+    const start = clock.t
+    assembler.add([agent(T1, '01', { parentSpanId: undefined })], 'r1')
+    read.through = start
+    clock.t += 5_000 // no fetch completed since the span arrived: its trace's other spans may be unread
+    expect(assembler.takeReady()).toEqual([])
+    read.through = start + 999
+    expect(assembler.takeReady()).toEqual([])
+    read.through = start + 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
+    // Ahead of the clock (another clock's rounding) it changes nothing: the clock still bounds it.
+    assembler.add([agent(T2, '01', { parentSpanId: undefined })], 'r2')
+    read.through = clock.t + 60_000
+    clock.t += 999
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
+    // Unknown (after a rejoin): the clock alone.
+    assembler.add([agent(T3, '01', { parentSpanId: undefined })], 'r3')
+    read.through = undefined
+    clock.t += 1_000
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T3])
+  })
+
   it('flush releases everything now and marks traces that did not look complete', () => {
     const { assembler } = setup()
     assembler.add([agent(T1, '01'), span(T2, '01')], 'r1')

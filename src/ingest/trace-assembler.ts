@@ -34,6 +34,13 @@ export interface TraceAssemblerOptions {
    */
   watermark?: () => number | undefined
   /**
+   * Epoch ms (on `now`'s clock) before which every record written was read, as the consumer's
+   * fetches prove it (`ConsumerHandlers.onReadThrough`). The quiet period runs up to it rather than
+   * up to `now`: it does not run while nothing is read (a fetch's batches handled slowly, a pause),
+   * when spans of a quiet trace may wait unread. Absent or undefined: up to `now`.
+   */
+  readThrough?: () => number | undefined
+  /**
    * Quiet period: a trace is ready when no span of it arrived for this long, and (with a
    * watermark) when the watermark passed its latest record time by this much. Default
    * `assembly.settleMs` (2,000).
@@ -265,6 +272,7 @@ export class TraceAssembler<R> {
   private readonly isGenAiSpan: (span: Span) => boolean
   private readonly now: () => number
   private readonly watermark: () => number | undefined
+  private readonly readThrough: () => number | undefined
   private readonly settleMs: number
   private readonly maxTraceAgeMs: number
   private readonly maxBufferedSpans: number
@@ -335,6 +343,7 @@ export class TraceAssembler<R> {
     this.isGenAiSpan = options.isGenAiSpan ?? options.isAgentRunSpan
     this.now = options.now ?? Date.now
     this.watermark = options.watermark ?? (() => undefined)
+    this.readThrough = options.readThrough ?? (() => undefined)
     const defaults = configDefaults.assembly
     this.settleMs = options.settleMs ?? defaults.settleMs
     this.maxTraceAgeMs = options.maxTraceAgeMs ?? defaults.maxTraceAgeMs
@@ -405,6 +414,7 @@ export class TraceAssembler<R> {
   /** Releases every trace that is ready at the clock's current time (and those the caps finalized). */
   takeReady(): ReadyTrace<R>[] {
     const now = this.clock()
+    const quietUpTo = this.quietUpTo(now)
     const watermark = this.watermark()
     // The latest record time a trace may have to be ready by the watermark (relative, as stored).
     const eventLimit =
@@ -417,7 +427,7 @@ export class TraceAssembler<R> {
       const i = this.unsettledHead
       const trace = traces[i]!
       const current = trace.inUnsettled && trace.lastSpanMs === times[i]
-      if (current && now - trace.lastSpanMs < this.settleMs) break
+      if (current && quietUpTo - trace.lastSpanMs < this.settleMs) break
       traces[i] = undefined
       this.unsettledHead++
       if (!current) continue
@@ -465,6 +475,13 @@ export class TraceAssembler<R> {
       return 0
     }
     return Math.floor(relative) | 0
+  }
+
+  /** Where the quiet period of traces ends (on `clock()`): `now`, or the read-through time when earlier. */
+  private quietUpTo(now: number): number {
+    const through = this.readThrough()
+    if (through === undefined || this.clockBaseMs === undefined) return now
+    return Math.min(now, through - this.clockBaseMs)
   }
 
   /** Moves `clockBaseMs` to `baseMs`, shifting every time read from the clock that is kept. */

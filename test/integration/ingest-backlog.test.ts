@@ -68,6 +68,8 @@ interface Outcome {
   deliveries: Map<string, number>
   incomplete: number
   lateSpans: number
+  /** Late spans by what released their trace (`settled`, `age`, `cap`, `flush`): says which bound to look at. */
+  lateByRelease: Record<string, number>
 }
 
 /**
@@ -111,6 +113,7 @@ async function consume(
     deliveries: new Map(),
     incomplete: 0,
     lateSpans: 0,
+    lateByRelease: {},
   }
   const source = createSpanSource<TraceScores>({
     consumer,
@@ -156,6 +159,7 @@ async function consume(
     await source.stop()
   }
   outcome.lateSpans = source.stats().lateSpans
+  outcome.lateByRelease = source.stats().lateSpansByRelease
   return outcome
 }
 
@@ -208,8 +212,9 @@ describe('event-time assembly of a backlog', () => {
 
       // Every figure is checked (soft), so one run reports them all.
       console.log(
-        `backlog ${records.length} records: live ${live.runs.size} runs, ${live.scores.size} scores, ${live.lateSpans} late; ` +
-          `backlog ${backlog.runs.size} runs, ${backlog.scores.size} scores, ${backlog.lateSpans} late, ${backlog.incomplete} incomplete`,
+        `backlog ${records.length} records: live ${live.runs.size} runs, ${live.scores.size} scores, ${live.lateSpans} late ${JSON.stringify(live.lateByRelease)}; ` +
+          `backlog ${backlog.runs.size} runs, ${backlog.scores.size} scores, ${backlog.lateSpans} late ${JSON.stringify(backlog.lateByRelease)}, ` +
+          `${backlog.incomplete} incomplete`,
       )
       // Live: every run once, complete.
       expect.soft(live.runs.size).toBe(agentRuns)
