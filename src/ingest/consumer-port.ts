@@ -74,6 +74,12 @@ export interface ConsumerPort {
   /** Stops fetching every partition (records stay in Kafka: the lag is the buffer). */
   pause(): void
   resume(): void
+  /**
+   * Stops fetching exactly these partitions (replacing the set held before) while the others are
+   * read; independent of `pause`, which stops them all. Optional: a port without it reads every
+   * partition as fast as it can.
+   */
+  holdBack?(partitions: readonly number[]): void
   /** Fetches a partition from `offset` next (a rejoin would otherwise restart at the committed offset). */
   seek(partition: number, offset: string): void
   /** Leaves the group and disconnects; no handler is called afterwards. */

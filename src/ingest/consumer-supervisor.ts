@@ -49,6 +49,7 @@ export function superviseConsumer(
   let owner: ConsumerHandlers | undefined
   let topic = ''
   let paused = false
+  let held: readonly number[] = []
   let replacing = false
   let replacements = 0
 
@@ -56,6 +57,7 @@ export function superviseConsumer(
     const consumer = create()
     current = consumer
     if (paused) consumer.pause()
+    if (held.length > 0) consumer.holdBack?.(held)
     await consumer.start(
       topic,
       forwardingHandlers({
@@ -118,6 +120,10 @@ export function superviseConsumer(
     resume() {
       paused = false
       current?.resume()
+    },
+    holdBack(partitions) {
+      held = partitions
+      current?.holdBack?.(partitions)
     },
     seek: (partition, offset) => current?.seek(partition, offset),
     async stop() {

@@ -45,16 +45,12 @@ class ConsumerStalledError extends Error {
 export function createKafkajsConsumer(options: KafkajsConsumerOptions): ConsumerPort {
   prepareKafkajs() // the client may be the caller's own, not from createKafkaClient
   const now = options.now ?? Date.now
-  const sessionTimeout =
-    options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? configDefaults.kafka.sessionTimeoutMs
-  const rebalanceTimeout = options.consumerConfig?.rebalanceTimeout ?? 60_000
-  const stallTimeoutMs = options.stallTimeoutMs ?? 2 * Math.max(sessionTimeout, rebalanceTimeout)
+  const { config, stallTimeoutMs } = consumerSettings(options)
   let consumer: Consumer | undefined
   let topic = ''
-  let paused = false
   let dead = false
   let watchdog: StallWatchdog | undefined
-  const fetches = new FetchCycles()
+  const control = fetchControl(options.logger, now)
 
   const quietly = (what: string, action: () => void) => deferIfRestarting(options.logger, what, action)
 
@@ -82,18 +78,16 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   const listen = (c: Consumer, handlers: ConsumerHandlers) => {
     c.on(c.events.FETCH, () => watchdog?.touch())
     c.on(c.events.FETCH_START, (event) => {
-      if (paused) return
-      const through = fetches.started(event.payload.nodeId, now())
+      const through = control.fetchStarted(event.payload.nodeId)
       if (through !== undefined) handlers.onReadThrough?.(through)
     })
     c.on(c.events.GROUP_JOIN, (event) => {
       watchdog?.touch()
-      fetches.reset()
-      if (paused) quietly('pause', () => c.pause([{ topic }]))
+      control.rejoined()
       handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
     })
     c.on(c.events.REBALANCING, () => {
-      fetches.reset()
+      control.rebalancing()
       handlers.onRebalancing?.()
     })
     c.on(c.events.CRASH, (event) => {
@@ -107,14 +101,9 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
     reportsReadThrough: true,
     async start(name, handlers) {
       topic = name
-      const c = options.kafka.consumer({
-        groupId: options.groupId,
-        sessionTimeout,
-        maxWaitTimeInMs: options.maxWaitTimeMs ?? configDefaults.kafka.fetchMaxWaitMs,
-        allowAutoTopicCreation: false,
-        ...options.consumerConfig,
-      })
+      const c = options.kafka.consumer(config)
       consumer = c
+      control.attach(c, topic)
       watchdog = createStallWatchdog({
         timeoutMs: stallTimeoutMs,
         now,
@@ -134,16 +123,9 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       consumer === undefined
         ? Promise.reject(new Error('consumer not started'))
         : consumer.commitOffsets(offsets.map((o) => ({ ...o }))),
-    pause() {
-      paused = true
-      fetches.reset()
-      if (consumer) quietly('pause', () => consumer!.pause([{ topic }]))
-    },
-    resume() {
-      paused = false
-      fetches.reset()
-      if (consumer) quietly('resume', () => consumer!.resume([{ topic }]))
-    },
+    pause: () => control.pause(true),
+    resume: () => control.pause(false),
+    holdBack: (partitions) => control.holdBack(partitions),
     seek(partition, offset) {
       if (consumer) quietly('seek', () => consumer!.seek({ topic, partition, offset }))
     },
@@ -152,6 +134,75 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       watchdog?.stop()
       await consumer?.disconnect()
     },
+  }
+}
+
+/** The kafkajs consumer's settings, and how long it may go without a fetch before it counts as stalled. */
+function consumerSettings(options: KafkajsConsumerOptions): {
+  config: ConsumerConfig
+  stallTimeoutMs: number
+} {
+  const sessionTimeout =
+    options.consumerConfig?.sessionTimeout ?? options.sessionTimeout ?? configDefaults.kafka.sessionTimeoutMs
+  const rebalanceTimeout = options.consumerConfig?.rebalanceTimeout ?? 60_000
+  return {
+    config: {
+      groupId: options.groupId,
+      sessionTimeout,
+      maxWaitTimeInMs: options.maxWaitTimeMs ?? configDefaults.kafka.fetchMaxWaitMs,
+      allowAutoTopicCreation: false,
+      ...options.consumerConfig,
+    },
+    stallTimeoutMs: options.stallTimeoutMs ?? 2 * Math.max(sessionTimeout, rebalanceTimeout),
+  }
+}
+
+/**
+ * What a kafkajs consumer fetches, and what its fetches prove read. Reading is paused as a whole
+ * (backpressure) or goes on for every partition but those held back; kafkajs's own pause state
+ * does not compose the two (pausing a topic forgets paused partitions, pausing a partition
+ * un-pauses the topic), so the whole state is set again at each change, and after every join (a
+ * kafkajs restart forgets pauses). No fetch proves anything while paused (see FetchCycles).
+ */
+function fetchControl(logger: Logger, now: () => number) {
+  let consumer: Consumer | undefined
+  let topic = ''
+  let paused = false
+  let held: readonly number[] = []
+  const fetches = new FetchCycles()
+  const apply = () => {
+    const c = consumer
+    if (c === undefined) return
+    deferIfRestarting(logger, paused ? 'pause' : 'resume', () => {
+      if (paused) return c.pause([{ topic }])
+      c.resume([{ topic }])
+      if (held.length > 0) c.pause([{ topic, partitions: [...held] }])
+    })
+  }
+  return {
+    attach(c: Consumer, name: string) {
+      consumer = c
+      topic = name
+    },
+    pause(value: boolean) {
+      paused = value
+      fetches.reset()
+      apply()
+    },
+    holdBack(partitions: readonly number[]) {
+      held = partitions
+      if (!paused) apply()
+    },
+    rebalancing() {
+      fetches.reset()
+    },
+    rejoined() {
+      fetches.reset()
+      if (paused || held.length > 0) apply()
+    },
+    /** A fetch starts: the read-through time it proves, if any. */
+    fetchStarted: (nodeId: number): number | undefined =>
+      paused ? undefined : fetches.started(nodeId, now()),
   }
 }
 

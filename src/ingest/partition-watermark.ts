@@ -49,6 +49,22 @@ export class PartitionWatermark {
     return lowest
   }
 
+  /**
+   * The partitions read more than `windowMs` of record time past the watermark; those in `held`
+   * (held back already) stay so until they are within half of it, so a partition near the limit
+   * is not held and let go at every batch. Empty when there is no watermark.
+   */
+  ahead(windowMs: number, held: ReadonlySet<number>): number[] {
+    const watermark = this.current()
+    if (watermark === undefined) return []
+    const out: number[] = []
+    for (const [partition, { latestMs }] of this.partitions) {
+      const limit = held.has(partition) ? windowMs / 2 : windowMs
+      if (latestMs - watermark > limit) out.push(partition)
+    }
+    return out
+  }
+
   /** The partitions that hold the watermark where it is (lagging, at its time); empty when there is none. */
   laggards(): number[] {
     const watermark = this.current()

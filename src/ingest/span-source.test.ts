@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { until } from '../../test/helpers/poll.ts'
 import { silentLogger } from '../ops/logger.ts'
 import { captureLogs } from '../ops/testing/capture-logs.ts'
+import type { ConsumerHandlers } from './consumer-port.ts'
 import { superviseConsumer } from './consumer-supervisor.ts'
 import { createDeadLetterProducer } from './dead-letter-producer.ts'
 import type { DeliveryTarget } from './delivery-queue.ts'
@@ -195,6 +196,45 @@ describe('span source on the in-memory consumer port', () => {
     expectScoredOnceAndDelivered(h)
     expect(pausedSeen).toBe(true)
     expect(h.source.stats()).toMatchObject({ lateSpans: 0, tracesIncomplete: 0 })
+  })
+
+  it('holds back a partition read far ahead of a lagging one until it catches up (watermark alignment)', async () => {
+    // Partition 0's records are an hour later than partition 1's, which is read slowly (one
+    // record a fetch, 5 ms each): partition 0's traces would only wait for it in the buffer.
+    const p0Batches = { whileP1Behind: 0 }
+    let p1Next = 0
+    const slowP1 = (topic: MemoryTopic): MemoryConsumer => {
+      const inner = topic.consumer({ batchSize: 3 })
+      return Object.assign(Object.create(inner) as MemoryConsumer, {
+        start: (name: string, handlers: ConsumerHandlers) =>
+          inner.start(name, {
+            ...handlers,
+            async onBatch(batch) {
+              if (batch.partition === 0 && p1Next < topic.records(1).length) p0Batches.whileP1Behind++
+              if (batch.partition !== 1) return handlers.onBatch(batch)
+              await new Promise((r) => setTimeout(r, 5))
+              const last = await handlers.onBatch({ ...batch, records: batch.records.slice(0, 1) })
+              if (last !== undefined) p1Next = Number(last) + 1
+              return last
+            },
+          }),
+      })
+    }
+    const heldSeen = new Set<string>()
+    const h = harness({
+      runs: 60,
+      timeOf: (partition, offset) => (partition === 0 ? 3_600_000 : 0) + 1_000_000 + offset,
+      createConsumer: slowP1,
+      sink: () => void heldSeen.add(h.consumers.at(-1)!.heldBack.join()),
+    })
+    await h.source.start()
+    await untilCommittedToEnd(h)
+    expectScoredOnceAndDelivered(h)
+    expect(heldSeen).toContain('0')
+    // Partition 0 was read once (before the first tick found it ahead), then waited.
+    expect(p0Batches.whileP1Behind).toBeLessThanOrEqual(2)
+    expect(h.consumers.at(-1)!.heldBack).toEqual([]) // caught up: nothing held
+    expect(h.source.stats()).toMatchObject({ lateSpans: 0, tracesIncomplete: 0, heldPartitions: 0 })
   })
 
   it('scores every run once, delivers it and commits every partition to its end', async () => {

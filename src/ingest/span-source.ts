@@ -10,7 +10,7 @@ import type { DeliveryTarget } from './delivery-queue.ts'
 import { createOffsetCommitter, type OffsetCommitter } from './offset-committer.ts'
 import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
-import { PartitionWatermark } from './partition-watermark.ts'
+import { createReadProgress, type ReadProgress } from './read-progress.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
 import { type ReleaseReason, TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 import {
@@ -23,7 +23,8 @@ import {
 export type { IngestedTrace }
 
 /** Settings of the span source. */
-export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now' | 'watermark'> {
+export interface SpanSourceOptions<R>
+  extends Omit<TraceAssemblerOptions, 'now' | 'watermark' | 'readThrough'> {
   /** The consumer-group member to read through (kafkajs, supervised, or in memory). */
   consumer: ConsumerPort
   topic: string
@@ -44,6 +45,11 @@ export interface SpanSourceOptions<R> extends Omit<TraceAssemblerOptions, 'now' 
   pauseAtBufferedSpans?: number
   /** Pause reading when buffered bytes reach this. Default 80% of `maxBufferedBytes`. */
   pauseAtBufferedBytes?: number
+  /**
+   * A partition read this far (record time) past the slowest one is held back until it is within
+   * half of it (see `createReadProgress`). Default 10 × `settleMs`.
+   */
+  alignWindowMs?: number
   /** How often ready traces, backpressure and commits are looked at. Default 100 ms. */
   tickMs?: number
   /** How often finished offsets are committed; `false` never commits (a replay). Default 1,000 ms. */
@@ -85,6 +91,8 @@ export interface SpanSourceStats extends HandoffCounters {
   pendingRecords: number
   commits: number
   paused: boolean
+  /** Partitions held back now because they were read too far ahead of the slowest one (see `createReadProgress`). */
+  heldPartitions: number
   rebalances: number
   crashes: number
 }
@@ -125,18 +133,13 @@ export interface SpanSource {
 export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
   const { consumer, topic, logger } = options
   const now = options.now ?? Date.now
-  const watermark = new PartitionWatermark()
-  /**
-   * What the consumer's fetches proved read (`onReadThrough`), only ever later. Not reset by a
-   * rejoin or a replaced consumer: a trace's quiet period counts from its last span's arrival, so an
-   * earlier proof settles nothing that arrived after it.
-   */
-  const reading: ReadProgress = { throughMs: undefined }
+  const progress = createReadProgress({ ...options, now, bufferFull: () => backpressure.bufferFull() })
+  const { watermark } = progress
   const assembler = new TraceAssembler<RecordRef>({
     ...options,
     now,
-    watermark: () => (backpressure.bufferFull() ? undefined : watermark.current()),
-    readThrough: () => (backpressure.bufferFull() ? undefined : reading.throughMs),
+    watermark: progress.watermarkNow,
+    readThrough: progress.readThroughNow,
   })
   const tracker = new OffsetTracker()
   const reader = createRecordReader({ ...options, assembler, tracker, watermark })
@@ -170,13 +173,14 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     assignment,
     committer,
     failure,
-    reading,
+    progress,
   })
 
   const logLateSpans = lateSpanLog(assembler, logger)
   const tick = () => {
     if (state.stopping) return
     logLateSpans()
+    progress.align()
     // Judged before this tick's releases: a queue that downstream did not drain in a whole tick.
     backpressure.apply(load())
     handoff.collectReady()
@@ -190,8 +194,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     async start() {
       state.stopping = false
       state.started = true
-      // Nothing was read before: a trace's quiet period starts counting from the consumer's first fetches.
-      if (consumer.reportsReadThrough) reading.throughMs ??= now()
+      progress.started()
       await consumer.start(topic, handlers)
       timer = setInterval(tick, options.tickMs ?? 100)
       timer.unref()
@@ -200,18 +203,8 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
       if (!state.started) return
       state.started = false
       state.stopping = true
-      // Stop reading but stay in the group (a consumer that left can no longer commit).
-      consumer.pause()
-      handoff.collectReady()
-      await waitAtMost(
-        handoff.queue.drained(),
-        options.drainTimeoutMs ?? configDefaults.shutdown.drainTimeoutMs,
-      )
-      handoff.queue.stop()
-      options.deadLetters.stop()
       clearInterval(timer)
-      if (commit) await committer.commitNow()
-      await consumer.stop()
+      await stopSource(options, handoff, committer, commit)
     },
     commit: () => committer.commitNow(),
     flush: handoff.flush,
@@ -227,8 +220,28 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
         tracker,
         committer,
         backpressure,
+        progress,
       }),
   }
+}
+
+/**
+ * Stops reading but stays in the group (a consumer that left can no longer commit), waits for
+ * in-flight traces up to `drainTimeoutMs`, commits what is finished (unless told not to) and leaves.
+ */
+async function stopSource<R>(
+  options: SpanSourceOptions<R>,
+  handoff: TraceHandoff,
+  committer: ReturnType<typeof createOffsetCommitter>,
+  commit: boolean,
+): Promise<void> {
+  options.consumer.pause()
+  handoff.collectReady()
+  await waitAtMost(handoff.queue.drained(), options.drainTimeoutMs ?? configDefaults.shutdown.drainTimeoutMs)
+  handoff.queue.stop()
+  options.deadLetters.stop()
+  if (commit) await committer.commitNow()
+  await options.consumer.stop()
 }
 
 /** The offset committer of a source: every `commitIntervalMs` (default 1 s; `false`: only when asked). */
@@ -254,6 +267,7 @@ function sourceStats(parts: {
   tracker: OffsetTracker
   committer: ReturnType<typeof createOffsetCommitter>
   backpressure: Backpressure
+  progress: ReadProgress
 }) {
   const { reader, handoff, assembler, state, tracker, committer, backpressure } = parts
   return {
@@ -268,6 +282,7 @@ function sourceStats(parts: {
     pendingRecords: tracker.pendingRecords(),
     commits: committer.commits(),
     paused: backpressure.paused(),
+    heldPartitions: parts.progress.heldPartitions(),
   }
 }
 
@@ -300,12 +315,7 @@ interface HandlerContext {
   committer: OffsetCommitter
   failure: { settle: (error: unknown) => void }
   onAssigned?(partitions: readonly number[]): void
-  reading: ReadProgress
-}
-
-/** What the consumer's fetches proved read: epoch ms before which every record was handed over. */
-interface ReadProgress {
-  throughMs: number | undefined
+  progress: ReadProgress
 }
 
 /** Longest a rebalance holds deliveries: kafkajs's default rebalance timeout (a join takes no longer). */
@@ -323,10 +333,7 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
       ctx.handoff.collectReady()
       return last ?? lastOffsetIfPastEnd(batch, ctx.ends)
     },
-    onReadThrough(epochMs) {
-      const known = ctx.reading.throughMs
-      if (known === undefined || epochMs > known) ctx.reading.throughMs = epochMs
-    },
+    onReadThrough: (epochMs) => ctx.progress.readThrough(epochMs),
     onRebalancing() {
       // Until the member joined again, no delivery starts: a partition it loses has a new owner
       // that scores its runs again, and two owners delivering could deliver two different answers.

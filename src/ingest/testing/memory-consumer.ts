@@ -27,6 +27,8 @@ export interface MemoryConsumer extends ConsumerPort {
   /** Whether the member fetches (started, not crashed or stopped). */
   readonly running: boolean
   readonly paused: boolean
+  /** The partitions held back now (`holdBack`), ascending. */
+  readonly heldBack: number[]
   /** Every commit call's offsets, in order (failed ones included). */
   readonly commitCalls: CommitOffset[][]
 }
@@ -119,6 +121,8 @@ function memoryConsumer(
   let handlers: ConsumerHandlers | undefined
   let running = false
   let paused = false
+  /** Partitions held back (`holdBack`): not fetched. */
+  let held = new Set<number>()
   /** Bumped by every rebalance and seek: a batch fetched before it does not move the position. */
   let epoch = 0
   let loop: Promise<void> | undefined
@@ -132,6 +136,7 @@ function memoryConsumer(
     let fetched = false
     for (const [partition, position] of positions) {
       if (!running || paused) return fetched
+      if (held.has(partition)) continue
       const records = logs[partition]!.slice(position, position + batchSize)
       if (records.length === 0) continue
       fetched = true
@@ -159,6 +164,9 @@ function memoryConsumer(
     get paused() {
       return paused
     },
+    get heldBack() {
+      return [...held].sort((a, b) => a - b)
+    },
     commitCalls,
     async start(name, h) {
       if (name !== topic.name) throw new Error(`unknown topic ${name}`)
@@ -177,6 +185,9 @@ function memoryConsumer(
     },
     resume() {
       paused = false
+    },
+    holdBack(partitions) {
+      held = new Set(partitions)
     },
     seek(partition, offset) {
       if (!positions.has(partition)) return
