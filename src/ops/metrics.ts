@@ -59,6 +59,10 @@ export function createMetrics() {
       ['released_by'],
     ),
     bufferedSpans: gauge('tracescore_buffered_spans', 'Spans waiting in the trace assembler'),
+    heldPartitions: gauge(
+      'tracescore_held_partitions',
+      'Partitions not fetched because they were read too far ahead of the slowest one (watermark alignment)',
+    ),
     consumerLag: gauge(
       'tracescore_consumer_lag',
       'Records between the committed offset and the high watermark',

@@ -5,7 +5,7 @@ import { sourceMetricsUpdater } from './source-metrics.ts'
 
 const NO_LATE = { settled: 0, age: 0, cap: 0, flush: 0 }
 const stats = (counts: Partial<SpanSourceStats>) =>
-  ({ bufferedSpans: 0, lateSpansByRelease: NO_LATE, ...counts }) as SpanSourceStats
+  ({ bufferedSpans: 0, heldPartitions: 0, lateSpansByRelease: NO_LATE, ...counts }) as SpanSourceStats
 
 describe('sourceMetricsUpdater', () => {
   it('counts traces released incomplete as complete="false" and the others as complete="true"', async () => {
@@ -30,5 +30,16 @@ describe('sourceMetricsUpdater', () => {
     update()
     const values = (await metrics.lateSpans.get()).values.map((v) => [v.labels.released_by, v.value])
     expect(Object.fromEntries(values)).toEqual({ settled: 1, age: 5 })
+  })
+
+  it('shows the partitions held back by watermark alignment', async () => {
+    const metrics = createMetrics()
+    let current = stats({ heldPartitions: 3 })
+    const update = sourceMetricsUpdater(metrics, () => current)
+    update()
+    expect((await metrics.heldPartitions.get()).values[0]?.value).toBe(3)
+    current = stats({ heldPartitions: 0 })
+    update()
+    expect((await metrics.heldPartitions.get()).values[0]?.value).toBe(0)
   })
 })

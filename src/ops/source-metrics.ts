@@ -30,6 +30,7 @@ export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceSt
     metrics.traces.inc({ complete: 'false' }, incomplete)
     metrics.traces.inc({ complete: 'true' }, Math.max(0, delta('tracesReleased') - incomplete))
     metrics.bufferedSpans.set(now.bufferedSpans)
+    metrics.heldPartitions.set(now.heldPartitions)
     last = now
   }
 }
