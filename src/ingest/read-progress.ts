@@ -34,7 +34,10 @@ export interface ReadProgress {
  * more than `alignWindowMs` of record time past the watermark is held back (the consumer stops
  * fetching it) until it is within half that, so the slowest one gets the fetches and the buffer
  * holds about a window of traffic. Live traffic (every partition read to its end) has no
- * watermark, and nothing is held.
+ * watermark, and nothing is held. A watermark that has not moved for `stuckAfterMs` holds nothing
+ * back (reading everything on, as without alignment): its partition may have stopped yielding
+ * batches without being read to its end (kafkajs hands over no batch of control records alone),
+ * or reading is paused; holding the others then would stop all reading.
  */
 export function createReadProgress(options: {
   consumer: ConsumerPort
@@ -43,9 +46,12 @@ export function createReadProgress(options: {
   /** Default 10 × `settleMs`: 20 s of record time at the defaults. */
   alignWindowMs?: number
   settleMs?: number
+  /** Default 30 s. */
+  stuckAfterMs?: number
   bufferFull: () => boolean
 }): ReadProgress {
   const { consumer, now, logger, bufferFull } = options
+  const stuckAfterMs = options.stuckAfterMs ?? 30_000
   const alignWindowMs = options.alignWindowMs ?? 10 * (options.settleMs ?? configDefaults.assembly.settleMs)
   const watermark = new PartitionWatermark()
   /**
@@ -54,6 +60,15 @@ export function createReadProgress(options: {
    */
   let throughMs: number | undefined
   let held = new Set<number>()
+  /** The watermark as last seen, and when it moved to it. */
+  const moves = { watermark: undefined as number | undefined, atMs: 0 }
+  const stuckForMs = (current: number | undefined): number => {
+    if (current !== moves.watermark) {
+      moves.watermark = current
+      moves.atMs = now()
+    }
+    return current === undefined ? 0 : now() - moves.atMs
+  }
   return {
     watermark,
     watermarkNow: () => (bufferFull() ? undefined : watermark.current()),
@@ -66,12 +81,19 @@ export function createReadProgress(options: {
     },
     align() {
       if (consumer.holdBack === undefined) return
-      const ahead = watermark.ahead(alignWindowMs, held)
+      const stuck = stuckForMs(watermark.current()) > stuckAfterMs
+      const ahead = stuck ? [] : watermark.ahead(alignWindowMs, held)
       if (ahead.length === held.size && ahead.every((p) => held.has(p))) return
+      const behind = watermark.laggards()
       if (held.size === 0)
         logger.info(
-          { held: ahead, behind: watermark.laggards(), alignWindowMs },
+          { held: ahead, behind, alignWindowMs },
           'partitions read ahead of the slowest one by more than the alignment window are held back until it catches up',
+        )
+      else if (stuck)
+        logger.warn(
+          { behind, stuckAfterMs },
+          'the slowest partitions did not advance: no partition is held back until they do',
         )
       else if (ahead.length === 0) logger.info('every partition caught up: none held back')
       held = new Set(ahead)
