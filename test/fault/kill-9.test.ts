@@ -15,7 +15,7 @@
  * the issue's 10,000 runs need a judge answering ~70 requests/s on a loaded 2-core machine)
  * from before the first kill until the process started after the fifth has streamed 5 s more, at
  * most twice that: about 90–120 s and ~1,000–2,000 runs here, where a fixed 150 s of traffic went on
- * for a minute after the last kill. Each restart waits for the killed member's Kafka session to
+ * for a minute after the last kill (`FAULT_KILL_MIN_RUNS` keeps producing until that many). Each restart waits for the killed member's Kafka session to
  * expire before it gets partitions (the service runs with a 10 s `kafka.sessionTimeoutMs` here,
  * not the 30 s default, which only made each of those waits longer).
  */
@@ -47,6 +47,8 @@ import { createTopic, testBrokers, testKafka, uniqueName } from '../helpers/kafk
 import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_KILL_RUNS ?? 3_000)
+/** Runs produced at least, whenever the kills are done (`FAULT_KILL_MIN_RUNS=10000`: the issue's whole stream). */
+const MIN_RUNS = Math.min(2 * RUNS, Number(process.env.FAULT_KILL_MIN_RUNS ?? 0))
 const KILLS = 5
 const PARTITIONS = 4
 const SCORERS = ['answered', 'judged']
@@ -110,7 +112,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       onBatch: (n) => {
         produced = n
       },
-      stopped: () => killed,
+      stopped: () => killed && produced >= MIN_RUNS,
     }).then((p) => {
       placements = p
     })
