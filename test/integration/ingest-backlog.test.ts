@@ -222,20 +222,17 @@ describe('event-time assembly of a backlog', () => {
       )
 
       // The throttle was real: the other partitions ran more than the alignment window (20 s of
-      // record time) ahead of the throttled one and were held back until it caught up; without
-      // that (as before alignment) they were read to their end while it was less than half read.
+      // record time) ahead of the throttled one and were held back. (Not that they stayed within
+      // the window: one fetch reads up to 1 MB of a partition, 13 s of this traffic, so a
+      // partition let go at half the window can be read to its end in one fetch.)
       expect(mostHeld).toBeGreaterThanOrEqual(1)
-      const whenOthersDone = slow.progress.throttledWhenOthersDone
-      expect(
-        whenOthersDone === -1 || whenOthersDone > perPartition.get(THROTTLED)! / 2,
-        `${whenOthersDone}`,
-      ).toBe(true)
 
       // Every figure is checked (soft), so one run reports them all.
       console.log(
         `backlog ${records.length} records: live ${live.runs.size} runs, ${live.scores.size} scores, ${live.lateSpans} late ${JSON.stringify(live.lateByRelease)}; ` +
           `backlog ${backlog.runs.size} runs, ${backlog.scores.size} scores, ${backlog.lateSpans} late ${JSON.stringify(backlog.lateByRelease)}, ` +
-          `${backlog.incomplete} incomplete; at most ${mostHeld} partitions held back`,
+          `${backlog.incomplete} incomplete; at most ${mostHeld} partitions held back; ` +
+          `the others were read to their end with the throttled one at ${slow.progress.throttledWhenOthersDone} of ${perPartition.get(THROTTLED)}`,
       )
       // Live: every run once, complete.
       expect.soft(live.runs.size).toBe(agentRuns)
