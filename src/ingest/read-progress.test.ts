@@ -13,18 +13,27 @@ function recordingPort(options: { reportsReadThrough?: boolean } = {}) {
   return { port, holds }
 }
 
+/** A read progress over a recording port, on a clock the test moves, logging into `logs`. */
+function setup(
+  options: Partial<Parameters<typeof createReadProgress>[0]> & { reportsReadThrough?: boolean } = {},
+) {
+  const clock = { t: 0 }
+  const full = { now: false }
+  const { port, holds } = recordingPort({ reportsReadThrough: options.reportsReadThrough })
+  const logs = captureLogs()
+  const progress = createReadProgress({
+    consumer: port,
+    now: () => clock.t,
+    logger: logs.logger,
+    bufferFull: () => full.now,
+    ...options,
+  })
+  return { clock, full, holds, logs, progress }
+}
+
 describe('createReadProgress', () => {
   it('holds back partitions read past the watermark by the window, lets them go when it catches up, and logs each once', () => {
-    const clock = { t: 0 }
-    const { port, holds } = recordingPort()
-    const logs = captureLogs()
-    const progress = createReadProgress({
-      consumer: port,
-      now: () => clock.t,
-      logger: logs.logger,
-      settleMs: 100, // window 1,000 ms
-      bufferFull: () => false,
-    })
+    const { holds, logs, progress } = setup({ settleMs: 100 }) // window 1,000 ms
     const { watermark } = progress
     watermark.advance(0, 5_000, false)
     watermark.advance(1, 5_500, false)
@@ -48,17 +57,7 @@ describe('createReadProgress', () => {
   })
 
   it('holds nothing back while the slowest partition does not advance', () => {
-    const clock = { t: 0 }
-    const { port, holds } = recordingPort()
-    const logs = captureLogs()
-    const progress = createReadProgress({
-      consumer: port,
-      now: () => clock.t,
-      logger: logs.logger,
-      alignWindowMs: 1_000,
-      stuckAfterMs: 30_000,
-      bufferFull: () => false,
-    })
+    const { clock, holds, logs, progress } = setup({ alignWindowMs: 1_000, stuckAfterMs: 30_000 })
     progress.watermark.advance(0, 1_000, false) // it stopped yielding batches here
     progress.watermark.advance(1, 9_000, false)
     progress.align()
@@ -76,14 +75,8 @@ describe('createReadProgress', () => {
   })
 
   it('counts nothing read before the consumer started, then only what its fetches prove', () => {
-    const clock = { t: 1_000 }
-    const full = { now: false }
-    const progress = createReadProgress({
-      consumer: recordingPort({ reportsReadThrough: true }).port,
-      now: () => clock.t,
-      logger: captureLogs().logger,
-      bufferFull: () => full.now,
-    })
+    const { clock, full, progress } = setup({ reportsReadThrough: true })
+    clock.t = 1_000
     expect(progress.readThroughNow()).toBeUndefined()
     progress.started()
     expect(progress.readThroughNow()).toBe(1_000)
@@ -93,12 +86,7 @@ describe('createReadProgress', () => {
     full.now = true // a full buffer holds reading paused: the clock alone
     expect(progress.readThroughNow()).toBeUndefined()
     // A port that cannot tell leaves it unknown: the clock alone.
-    const blind = createReadProgress({
-      consumer: recordingPort().port,
-      now: () => clock.t,
-      logger: captureLogs().logger,
-      bufferFull: () => false,
-    })
+    const blind = setup().progress
     blind.started()
     expect(blind.readThroughNow()).toBeUndefined()
   })
