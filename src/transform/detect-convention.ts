@@ -3,6 +3,7 @@ import { aiSdkReader } from './conventions/ai-sdk.ts'
 import { autogenOpenInferenceReader, autogenReader } from './conventions/autogen.ts'
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
+import { frameworkRules } from './conventions/framework-rules.ts'
 import { genAiReader } from './conventions/genai.ts'
 import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
@@ -48,6 +49,47 @@ const READERS: readonly ConventionReader[] = [
   genkitReader,
 ]
 
+/**
+ * The readers written for one framework each, chosen by the framework's instrumentation scope or
+ * its own span names: what {@link withConventionReadersOnly} switches off to measure how much of
+ * a producer is read by convention alone (issue 27's generalisation table).
+ */
+const FRAMEWORK_READERS: ReadonlySet<ConventionReader> = new Set([
+  strandsReader,
+  googleAdkReader,
+  googleAdkOpenInferenceReader,
+  autogenReader,
+  openLlmetryLangChainReader,
+  langChain4jReader,
+  springAiReader,
+  openAiAgentsReader,
+  langChainReader,
+  smolagentsReader,
+  crewAiReader,
+  llamaIndexReader,
+  autogenOpenInferenceReader,
+])
+
+/** The readers tried; every one but while {@link withConventionReadersOnly} runs. */
+let active: readonly ConventionReader[] = READERS
+
+/**
+ * Runs `work` with every framework-specific reader switched off, so spans are read by the
+ * conventions alone (GenAI, OpenInference, OpenLLMetry, AI SDK, Logfire, Mastra, Genkit): the
+ * measure of reading producers nobody named. For tests and benchmarks; not re-entrant.
+ */
+export function withConventionReadersOnly<T>(work: () => T): T {
+  const before = active
+  active = READERS.filter((reader) => !FRAMEWORK_READERS.has(reader))
+  frameworkRules.on = false
+  try {
+    return work()
+  } finally {
+    active = before
+    frameworkRules.on = true
+  }
+}
+
 /** A span's reader and role, read once while one trace is extracted. */
 interface SpanInfo {
   reader: ConventionReader | undefined
@@ -81,7 +123,7 @@ export function withSpanCache<T>(spanCount: number, work: () => T): T {
 }
 
 function findReader(span: Span): ConventionReader | undefined {
-  for (const reader of READERS) if (reader.matches(span)) return reader
+  for (const reader of active) if (reader.matches(span)) return reader
   return undefined
 }
 

@@ -5,6 +5,7 @@ import { parseMessages } from '../parse-messages.ts'
 import { hasAttribute, isRecord, parseJsonValue, readString } from '../read-attribute.ts'
 import { byStart, type SpanTree, walkBelow } from '../span-tree.ts'
 import type { AgentIdentity, ConventionReader, SpanRole } from './convention-reader.ts'
+import { frameworkRules } from './framework-rules.ts'
 import { genAiReader } from './genai.ts'
 
 const TEMPLATE = 'logfire.msg_template'
@@ -96,7 +97,12 @@ function responseMessage(span: Span, notes: Notes): ChatMessage[] | undefined {
 }
 
 function isAgentsSpan(span: Span, name: string): boolean {
-  return span.scope.name === OPENAI_AGENTS_SCOPE && template(span) === name
+  return isOpenAiAgentsScope(span) && template(span) === name
+}
+
+/** A span of Logfire's OpenAI Agents integration (a framework rule: off in the generalisation measure). */
+function isOpenAiAgentsScope(span: Span): boolean {
+  return frameworkRules.on && span.scope.name === OPENAI_AGENTS_SCOPE
 }
 
 /**
@@ -116,7 +122,7 @@ export const logfireReader: ConventionReader = {
   role(span): SpanRole {
     if (span.attributes['logfire.span_type'] === 'pending_span') return 'other'
     if (genAiReader.role(span) === 'model') return 'model'
-    if (span.scope.name !== OPENAI_AGENTS_SCOPE) return 'other'
+    if (!isOpenAiAgentsScope(span)) return 'other'
     const name = template(span)
     if (name === AGENT_RUN) return 'agent'
     if (name === FUNCTION) return 'tool'
