@@ -81,7 +81,13 @@ export function pickFinalText(
     notes.add("the agent span's output is an object repr, not text: the final text is the model's")
   } else if (recorded !== undefined) {
     const written = stepTexts.filter((step) => step.length > 0)
-    return written.length > 1 && recorded === written.join('') ? written[written.length - 1]! : recorded
+    const lastWritten = written[written.length - 1]
+    if (written.length > 1 && recorded === written.join('')) return lastWritten!
+    // The agent's output rendered around the model's answer (`str(AgentResult)` adds a newline):
+    // the same text, so the model's own is kept.
+    if (lastWritten !== undefined && recorded !== lastWritten && recorded.trim() === lastWritten.trim())
+      return lastWritten
+    return recorded
   }
   if (failed) return ''
   const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()

@@ -8,6 +8,7 @@ import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
+import { toolErrorMessage, toolResultValue } from './tool-value.ts'
 import { richness, twinToolSpans } from './twin-spans.ts'
 
 /** One tool call of a run, joined from its tool span and the model messages that mention it. */
@@ -370,10 +371,10 @@ function finish(draft: Draft, index: number, notes: Notes): ToolCallRecord {
   if (draft.step !== undefined) record.step = draft.step
   if (draft.errorText !== undefined) {
     record.state = 'output-error'
-    record.errorText = draft.errorText
+    record.errorText = toolErrorMessage(draft.errorText)
   } else if (draft.hasResult) {
     record.state = 'result'
-    record.result = draft.result
+    record.result = toolResultValue(draft.result)
   } else {
     notes.missing('toolResults', `tool call ${toolCallId} (${toolName}): result not recorded`)
     record.state = 'call'

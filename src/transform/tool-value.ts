@@ -1,0 +1,67 @@
+import { parsePythonLiteral } from './python-literal.ts'
+import { isRecord } from './read-attribute.ts'
+
+/** Unwrapping is bounded: a value nested in this many wrappers is left as it is. */
+const MAX_UNWRAP = 4
+
+/**
+ * A tool's returned value as the tool returned it, out of the forms instrumentations write it in,
+ * whatever the convention: text holding JSON or a Python literal (`str(dict)`) is the value, and
+ * a list of one content block (`[{"text": …}]`, `[{"type": "text", "text": …}]`, `[{"json": …}]`:
+ * Bedrock / MCP / Anthropic tool-result content) is the block's value. Other values are kept.
+ */
+export function toolResultValue(value: unknown): unknown {
+  let current = value
+  for (let depth = 0; depth < MAX_UNWRAP; depth++) {
+    const next = unwrapOnce(current)
+    if (next === current) return current
+    current = next
+  }
+  return current
+}
+
+function unwrapOnce(value: unknown): unknown {
+  if (typeof value === 'string') return structuredText(value) ?? value
+  if (!Array.isArray(value) || value.length !== 1) return value
+  const block = value[0]
+  if (!isRecord(block)) return value
+  const keys = Object.keys(block).filter((key) => key !== 'type')
+  if (keys.length !== 1) return value
+  if (keys[0] === 'json') return block.json
+  if (keys[0] === 'text' && typeof block.text === 'string' && (block.type ?? 'text') === 'text')
+    return block.text
+  return value
+}
+
+/** The value of text that is one JSON or Python object or list; undefined for any other text. */
+function structuredText(text: string): unknown {
+  const trimmed = text.trim()
+  const first = trimmed[0]
+  const last = trimmed[trimmed.length - 1]
+  if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return undefined
+  try {
+    return JSON.parse(trimmed)
+  } catch {
+    return parsePythonLiteral(trimmed)
+  }
+}
+
+/** `ValueError: …`, `Error: …`, `pkg.ToolException: …`: an exception's class before its message. */
+const EXCEPTION_PREFIX = /^(?:[A-Za-z_][\w.]*\.)?[A-Z]?[A-Za-z]*(?:Error|Exception): (?=\S)/
+
+/**
+ * A failed tool's own message out of what instrumentations record around it: an SDK envelope that
+ * names it (`Error running tool (non-fatal): {'tool_name': …, 'error': '<message>'}`), the
+ * exception's class before it (`ValueError: <message>`), a JavaScript stack after it.
+ */
+export function toolErrorMessage(text: string): string {
+  let message = text
+  const brace = message.indexOf('{')
+  if (brace >= 0) {
+    const envelope = structuredText(message.slice(brace))
+    if (isRecord(envelope) && typeof envelope.error === 'string') message = envelope.error
+  }
+  const stack = message.search(/\n\s*at /)
+  if (stack > 0) message = message.slice(0, stack).trimEnd()
+  return message.replace(EXCEPTION_PREFIX, '')
+}
