@@ -12,6 +12,9 @@ export const CONVENTIONS = [
   'traceloop',
   'logfire',
   'genkit',
+  // Runs found by structure: model calls in a provider's wire format or a message list, and spans
+  // of no known vocabulary around them.
+  'generic',
 ] as const
 
 /**

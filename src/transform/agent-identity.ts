@@ -1,4 +1,5 @@
 import type { AgentIdentity } from './conventions/convention-reader.ts'
+import { agentNameInSpanName } from './conventions/generic.ts'
 
 /**
  * Fills what the convention does not record: the conversation id from application metadata
@@ -11,7 +12,9 @@ export function resolveIdentity(identity: AgentIdentity, metadata: Record<string
     stringOf(metadata.conversationId) ??
     stringOf(metadata.threadId) ??
     stringOf(metadata.chatId)
-  const agentName = identity.agentName ?? identity.spanName
+  // A span named after its agent (`support_agent.run`) names it without the method.
+  const agentName =
+    identity.agentName ?? (identity.spanName && (agentNameInSpanName(identity.spanName) ?? identity.spanName))
   const agentId = identity.agentId ?? agentName
   // One literal, no spreads: made for every run (README, "Cost and hostile input").
   return { agentId, agentName, conversationId }

@@ -3,6 +3,7 @@ import { type ChatMessage, messageText } from './chat-message.ts'
 import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
+import { handoffs, structureRuns } from './structural-runs.ts'
 
 /**
  * Whether a span may be the span of one agent run (a turn of one agent), in any known
@@ -38,6 +39,8 @@ interface TraceRuns {
   runOf: Map<string, Span>
   /** The continuations of each run (later agents of a handoff chain), by run span id. */
   continuations: Map<string, Span[]>
+  /** Runs found by structure alone: no known agent vocabulary names them (read by the generic reader). */
+  structural: ReadonlySet<Span>
 }
 
 /**
@@ -68,10 +71,20 @@ export function findRuns(tree: SpanTree): TraceRuns {
     for (const span of own) runOf.set(span.spanId, run)
     if (own.length > 0) continuations.set(run.spanId, own)
   }
-  const runs = confirmed.filter((run) => runOf.get(run.spanId) === run && !isWrapper(tree, run, runOf))
-  const kept = new Set(runs)
+  const named = confirmed.filter((run) => runOf.get(run.spanId) === run && !isWrapper(tree, run, runOf))
+  // Structure decides what vocabulary cannot: steps and pseudo-tools are no runs, model calls no
+  // run holds make runs of their own, a handoff to another agent continues a run.
+  const { kept: namedRuns, found } = structureRuns(tree, named, continuations)
+  for (const run of found) runOf.set(run.spanId, run)
+  const runs = [...namedRuns, ...found].sort(byStart)
+  for (const [head, chain] of handoffs(tree, runs)) {
+    const own = chain.filter((span) => !continuations.has(span.spanId))
+    for (const span of own) runOf.set(span.spanId, head)
+    if (own.length > 0) continuations.set(head.spanId, [...(continuations.get(head.spanId) ?? []), ...own])
+  }
+  const kept = new Set(runs.filter((run) => runOf.get(run.spanId) === run))
   for (const [id, run] of runOf) if (!kept.has(run)) runOf.delete(id)
-  return { runs, runOf, continuations }
+  return { runs: [...kept], runOf, continuations, structural: new Set(found) }
 }
 
 /** Whether a run span only wraps other runs: no model or tool call of its own, no messages, and runs under it. */

@@ -5,6 +5,7 @@ import type { ConventionReader, SpanRole } from './conventions/convention-reader
 import { crewAiReader } from './conventions/crewai.ts'
 import { frameworkRules } from './conventions/framework-rules.ts'
 import { genAiReader } from './conventions/genai.ts'
+import { genericReader } from './conventions/generic.ts'
 import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
@@ -47,6 +48,7 @@ const READERS: readonly ConventionReader[] = [
   autogenOpenInferenceReader,
   openInferenceReader,
   genkitReader,
+  genericReader,
 ]
 
 /**

@@ -4,6 +4,7 @@ import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
+import { genericReader } from './conventions/generic.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -42,7 +43,7 @@ export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRu
 
 function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
   const tree = buildSpanTree(spans)
-  const { runs: agents, runOf, continuations } = findRuns(tree)
+  const { runs: agents, runOf, continuations, structural } = findRuns(tree)
   const adopted = adoptOrphans(tree, agents)
   const allLost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
   const lost = skip.size === 0 ? allLost : allLost.filter(({ agent }) => !skip.has(agent.spanId))
@@ -60,6 +61,7 @@ function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): Ag
           const owner = runOf.get(span.spanId)
           return owner !== undefined && owner !== agent
         },
+        reader: structural.has(agent) ? genericReader : undefined,
       })
     } catch (error) {
       return bareRun(agent, error)
@@ -114,7 +116,10 @@ interface RunPlace {
   adopted: readonly Span[]
   parentRun: Span | undefined
   isRun: (span: Span) => boolean
-  /** The reader of a run whose agent span is missing (a stand-in span has no convention of its own). */
+  /**
+   * The reader of a run whose agent span is missing (a stand-in span has no convention of its own),
+   * or of a run found by structure (the generic reader names it from the spans around).
+   */
   reader?: ConventionReader
 }
 
@@ -164,7 +169,7 @@ function recordedIdentity(
 function buildRun(
   tree: SpanTree,
   agent: Span,
-  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent)! }: RunPlace,
+  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent) ?? genericReader }: RunPlace,
 ): AgentRun {
   const notes = new Notes()
   noteGaps(tree, agent, extraRoots, adopted, notes)

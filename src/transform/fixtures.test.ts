@@ -20,6 +20,8 @@ const CONVENTION_OF_TRUTH = {
   traceloop: 'traceloop',
   logfire: 'logfire',
   genkit: 'genkit',
+  // A vocabulary of the producer's own: runs found by structure.
+  own: 'generic',
 } as const
 
 describe('extractAgentRuns on generated fixtures', () => {
@@ -34,7 +36,7 @@ describe('extractAgentRuns on generated fixtures', () => {
     const spans = decodeOtlpTraces(fixture.proto, 'otlp_proto')
     const runs = extractAgentRuns(spans)
 
-    it('finds one run per agent turn, in start order', () => {
+    itUnlessGap('runs', entry.name)('finds one run per agent turn, in start order', () => {
       // A run whose agent span never arrived cannot know the agent's name, and says why.
       expect(runs.map((run) => (lostAgentSpan(run) ? undefined : run.agentName))).toEqual(
         fixture.truth.runs.map((truth, index) => (lostAgentSpan(runs[index]) ? undefined : truth.agentName)),
@@ -83,6 +85,46 @@ const KNOWN_GAPS = new Map<string, string>([
     'the failed tool is recorded as a successful call whose result is the error message',
   ],
 ])
+
+/**
+ * Cells of the producers added in issue 27 that no reading reaches yet (their first figure was
+ * recorded before any change for them: bench/RESULTS.md, "Producers nobody named").
+ */
+for (const [cell, why] of [
+  [
+    'rebuild:haystack/agent-as-tool',
+    "the sub-agent AgentTool runs has no span naming it; the supervisor's and researcher's runs are not told apart",
+  ],
+  ['runs:haystack/agent-as-tool', 'as above: one run where there are two'],
+  [
+    'rebuild:haystack/streaming',
+    'with a streaming callback Haystack records the model prompt as Python reprs of ChatMessage objects, which are not read',
+  ],
+  ['runs:haystack/streaming', 'as above: no model call is recognised, so no run'],
+  [
+    'rebuild:haystack/model-error',
+    "the failed run: the prompt of the failed call is read, its error text is Haystack's PipelineRuntimeError",
+  ],
+  [
+    'rebuild:haystack/tool-error',
+    "Haystack's tool span says `haystack.tool.error` true and keeps the SDK's envelope text as its output",
+  ],
+  [
+    'tool-spans-lost:hand-loop/nested-agents',
+    "without the supervisor's tool span the researcher's spans have a missing parent and are adopted by the run around them",
+  ],
+  ['tool-spans-lost:haystack/nested-agents', 'as above'],
+  ['tool-spans-lost:haystack/agent-as-tool', 'as rebuild above'],
+  ['tool-spans-lost:haystack/streaming', 'as rebuild above'],
+  ...['agent-as-tool', 'multi-tool-text', 'nested-agents', 'streaming', 'tool-error'].map(
+    (scenario) =>
+      [
+        `rebuild:adk-go/${scenario}`,
+        "ADK Go's tool spans hold the arguments and the result in `gcp.vertex.agent.tool_call_args` / `tool_response`, which are not read yet",
+      ] as const,
+  ),
+] as const)
+  KNOWN_GAPS.set(cell, why)
 
 /** `it`, or `it.fails` for a known gap of `check` on `fixture`. */
 const itUnlessGap = (check: string, fixture: string) =>

@@ -9,7 +9,7 @@ import {
 } from '@mastra/evals/scorers/prebuilt'
 import { describe, expect, it } from 'vitest'
 import type { GroundTruthRun, MastraScoreTruth } from '../../test/fixtures/ground-truth.ts'
-import { type Fixture, listFixtures, loadFixture } from '../../test/fixtures/index.ts'
+import { type Fixture, listFixtures, loadFixture, UNREAD_FIXTURES } from '../../test/fixtures/index.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import type { AgentRun } from '../model/index.ts'
 import { extractAgentRuns, spanRole } from './index.ts'
@@ -135,7 +135,7 @@ describe('Mastra live scores reproduced from other producers of the same scenari
   // Producers whose spans leave parts of a run unrecorded (Spring AI's prompts) cannot give the
   // scores of those parts.
   const twins = listFixtures()
-    .filter((entry) => entry.producer !== 'mastra')
+    .filter((entry) => entry.producer !== 'mastra' && !UNREAD_FIXTURES.has(entry.name))
     .flatMap((entry) => {
       const mastra = mastraFixtures.find((fixture) => fixture.scenario === entry.scenario)
       const fixture = loadFixture(entry)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { listFixtures, loadFixture } from '../../test/fixtures/index.ts'
+import { listFixtures, loadFixture, UNREAD_FIXTURES } from '../../test/fixtures/index.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { type AgentRun, groupByTrace, type Span } from '../model/index.ts'
 import type { ChatPart } from './chat-message.ts'
@@ -174,7 +174,7 @@ describe('values a scorer may change are reachable from one run and one field on
 
   // Every fixture trace (every producer, nested runs, handoffs, history): no object of one run or
   // field is reachable from another run or field. Mastra's mirrors within one message are allowed.
-  const fixtures = listFixtures()
+  const fixtures = listFixtures().filter((entry) => !UNREAD_FIXTURES.has(entry.name))
   it.each(fixtures.map((entry) => [entry.name, entry] as const))('%s', (_name, entry) => {
     const spans = decodeOtlpTraces(loadFixture(entry).proto, 'otlp_proto')
     // A streamed call may leave a trace of its own without a run (an HTTP client span).

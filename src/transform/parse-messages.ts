@@ -155,6 +155,19 @@ function parsePart(part: unknown): ChatPart[] {
         toolCallPart(part.id ?? part.toolCallId, name, parseArgs(part.arguments ?? part.input ?? part.args)),
       ]
     }
+    case 'tool_use':
+      // Anthropic messages: `{type:'tool_use', id, name, input}`.
+      return typeof part.name === 'string' ? [toolCallPart(part.id, part.name, parseArgs(part.input))] : []
+    case 'tool_result':
+      // Anthropic messages: `{type:'tool_result', tool_use_id, content, is_error}`.
+      return [toolResultPart(part.tool_use_id, undefined, part.content, part.is_error === true)]
+    case 'function_call':
+      // OpenAI Responses input/output item: `{type:'function_call', call_id, name, arguments}`.
+      return typeof part.name === 'string'
+        ? [toolCallPart(part.call_id ?? part.id, part.name, parseArgs(part.arguments))]
+        : []
+    case 'function_call_output':
+      return [toolResultPart(part.call_id, undefined, parseArgs(part.output))]
     case 'tool_call_response':
     case 'tool-result': {
       const id = part.id ?? part.toolCallId
@@ -230,6 +243,21 @@ function parseContentBlock(block: Record<string, unknown>): ChatPart[] {
     const values = content.map((item) => (isRecord(item) ? (item.json ?? item.text ?? item) : item))
     const value = values.length === 1 ? values[0] : values
     return [toolResultPart(result.toolUseId, undefined, value, result.status === 'error')]
+  }
+  // Gemini `generateContent` parts: `{functionCall:{id?, name, args}}`, `{functionResponse:{id?, name, response}}`.
+  const fnCall = block.functionCall ?? block.function_call
+  if (isRecord(fnCall) && typeof fnCall.name === 'string')
+    return [toolCallPart(fnCall.id, fnCall.name, parseArgs(fnCall.args))]
+  const fnResponse = block.functionResponse ?? block.function_response
+  if (isRecord(fnResponse)) return [toolResultPart(fnResponse.id, fnResponse.name, fnResponse.response)]
+  // Haystack's ChatMessage content: `{tool_call:{id, tool_name, arguments}}`, `{tool_call_result:{result, origin, error}}`.
+  const call = block.tool_call
+  if (isRecord(call) && typeof (call.tool_name ?? call.name) === 'string')
+    return [toolCallPart(call.id, String(call.tool_name ?? call.name), parseArgs(call.arguments))]
+  const called = block.tool_call_result
+  if (isRecord(called)) {
+    const origin = isRecord(called.origin) ? called.origin : {}
+    return [toolResultPart(origin.id, origin.tool_name, called.result, called.error === true)]
   }
   const reasoning = isRecord(block.reasoningContent) ? block.reasoningContent.reasoningText : undefined
   if (isRecord(reasoning) && typeof reasoning.text === 'string')

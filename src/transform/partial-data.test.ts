@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { listFixtures, loadFixture } from '../../test/fixtures/index.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
-import type { AttributeValue, Span } from '../model/index.ts'
+import type { AgentRun, AttributeValue, Span } from '../model/index.ts'
 import { extractAgentRuns } from './index.ts'
 import { sid, span } from './testing/span-builder.ts'
 import { toolResult } from './testing/tool-invocations.ts'
@@ -234,7 +234,9 @@ describe('extractAgentRuns on bad or partial data', () => {
     let checked = 0
     for (const entry of listFixtures()) {
       const spans = decodeOtlpTraces(loadFixture(entry).proto)
-      const expected = extractAgentRuns(spans).length
+      // Runs found by structure are found by their content: cut short, it shows no conversation.
+      const named = (runs: AgentRun[]) => runs.filter((run) => run.convention !== 'generic')
+      const expected = named(extractAgentRuns(spans)).length
       for (const cut of [0, 1, 7, 40]) {
         const truncated: Span[] = spans.map((original) => ({
           ...original,
@@ -245,7 +247,11 @@ describe('extractAgentRuns on bad or partial data', () => {
             ]),
           ),
         }))
-        expect(extractAgentRuns(truncated)).toHaveLength(expected)
+        // Prompts cut to a few characters may no longer tell a sub-agent's conversation from its
+        // caller's (runs by structure, issue 27): then it is read as a step, never as more runs.
+        const found = named(extractAgentRuns(truncated)).length
+        expect(found, `${entry.name} cut at ${cut}`).toBeLessThanOrEqual(expected)
+        expect(found, `${entry.name} cut at ${cut}`).toBeGreaterThanOrEqual(Math.min(expected, 1))
         checked++
       }
     }

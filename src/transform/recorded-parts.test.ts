@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { listFixtures, loadFixture } from '../../test/fixtures/index.ts'
+import { listFixtures, loadFixture, UNREAD_FIXTURES } from '../../test/fixtures/index.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { extractAgentRuns } from './index.ts'
 import { span } from './testing/span-builder.ts'
@@ -60,7 +60,7 @@ describe('a runtime object repr is never passed off as text', () => {
 
 describe('recorded parts of the fixtures', () => {
   // A part the truth holds is recorded; a part the producer records nowhere is reported missing.
-  for (const fixture of listFixtures()) {
+  for (const fixture of listFixtures().filter((entry) => !UNREAD_FIXTURES.has(entry.name))) {
     it(`${fixture.producer}/${fixture.scenario}: recorded parts as the truth says`, () => {
       const { truth, proto } = loadFixture(fixture)
       const runs = extractAgentRuns(decodeOtlpTraces(proto, 'otlp_proto'))

@@ -1,0 +1,233 @@
+import { type AttributeValue, type Span, StatusCode } from '../../model/index.ts'
+import type { ChatMessage } from '../chat-message.ts'
+import { parseMessages } from '../parse-messages.ts'
+import { requestMessages, responseMessages } from '../provider-wire.ts'
+import { isRecord, parseJsonValue } from '../read-attribute.ts'
+import type { SpanTree } from '../span-tree.ts'
+import type { AgentIdentity, ConventionReader, SpanRole, ToolSpanCall } from './convention-reader.ts'
+
+/*
+ * Spans of no known vocabulary, read by what every producer records alike: a model call holds its
+ * prompt and its answer (a provider's request and response body, or a message list, under
+ * attribute names of its own); a tool call names its tool and holds its arguments and result.
+ * Runs around such model calls are found by structure (`structural-runs.ts`); this reader names
+ * them from the attributes and span names around them.
+ */
+
+/** A model call's content as one span holds it; read once per span. */
+interface ModelContent {
+  prompt?: ChatMessage[]
+  answer?: ChatMessage[]
+}
+
+const contents = new WeakMap<Span, ModelContent>()
+
+/** Attribute values this long or longer are not parsed to look for a model call (bounded work). */
+const MAX_CONTENT_CHARS = 4_000_000
+
+/** Whether a string attribute may hold a message list or a request/response body (cheap, no parse). */
+function mayHoldMessages(value: AttributeValue): value is string {
+  if (typeof value !== 'string' || value.length < 10 || value.length > MAX_CONTENT_CHARS) return false
+  const first = value.charCodeAt(0)
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return false
+  return (
+    value.includes('"role"') ||
+    value.includes('"contents"') ||
+    value.includes('"choices"') ||
+    value.includes('"candidates"')
+  )
+}
+
+/** The prompt and answer a span holds in any attribute, by what the values are (their keys are the producer's). */
+export function modelContent(span: Span): ModelContent {
+  let content = contents.get(span)
+  if (content) return content
+  content = {}
+  for (const key in span.attributes) {
+    const raw = span.attributes[key]!
+    if (!mayHoldMessages(raw)) continue
+    const value = parseJsonValue(raw)
+    if (value === raw) continue
+    if (!content.answer) {
+      const answer =
+        responseMessages(value) ?? assistantOnly(Array.isArray(value) ? parseMessages(value) : undefined)
+      if (answer) {
+        content.answer = answer
+        continue
+      }
+    }
+    if (!content.prompt) {
+      const prompt = requestMessages(value) ?? (Array.isArray(value) ? parseMessages(value) : undefined)
+      if (prompt?.some((message) => message.role !== 'assistant')) content.prompt = prompt
+    }
+  }
+  contents.set(span, content)
+  return content
+}
+
+function assistantOnly(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
+  return messages && messages.length > 0 && messages.every((m) => m.role === 'assistant')
+    ? messages
+    : undefined
+}
+
+/** The last dotted segment of a key: `haystack.tool.name` → `name`. */
+function lastSegment(key: string): string {
+  return key.slice(key.lastIndexOf('.') + 1).toLowerCase()
+}
+
+/** A tool's name in the span name: `runTool lookup_order`, `tool: lookup_order`, `call_tool 'x'`. */
+const TOOL_IN_NAME = /(?:^|[\s._:-])(?:[a-z]*_?)?tool[\s:]+['"]?([A-Za-z_][\w.-]*)['"]?$/i
+
+function toolName(span: Span): string | undefined {
+  for (const key in span.attributes) {
+    const value = span.attributes[key]
+    if (typeof value !== 'string' || value.length === 0) continue
+    const lower = key.toLowerCase()
+    if (
+      lower === 'tool' ||
+      lower.endsWith('.tool') ||
+      lower.endsWith('tool.name') ||
+      lower.endsWith('tool_name')
+    )
+      return value
+  }
+  return TOOL_IN_NAME.exec(span.name)?.[1]
+}
+
+const ARGUMENT_KEYS = new Set(['args', 'arguments', 'input', 'inputs', 'parameters', 'params', 'kwargs'])
+const RESULT_KEYS = new Set(['result', 'output', 'outputs', 'response', 'return', 'returned'])
+
+/** The first attribute whose last key segment is one of `names`. */
+function attributeNamed(
+  span: Span,
+  names: ReadonlySet<string>,
+): { key: string; value: AttributeValue } | undefined {
+  for (const key in span.attributes)
+    if (names.has(lastSegment(key))) return { key, value: span.attributes[key]! }
+  return undefined
+}
+
+/** A tool span's call: the tool's name, and the attributes named like its arguments and result. */
+function toolCall(span: Span): ToolSpanCall {
+  const args = attributeNamed(span, ARGUMENT_KEYS)
+  const result = attributeNamed(span, RESULT_KEYS)
+  let toolCallId: string | undefined
+  for (const key in span.attributes) {
+    const value = span.attributes[key]
+    if (typeof value === 'string' && /call[._]?id$/i.test(key)) toolCallId = value
+  }
+  return {
+    toolCallId,
+    toolName: toolName(span),
+    args: args && parseJsonValue(args.value),
+    result: result && parseJsonValue(result.value),
+    hasResult: result !== undefined,
+  }
+}
+
+/** Attribute keys that name an agent (any vocabulary's), in the order they are believed. */
+function agentNameIn(span: Span): string | undefined {
+  const attributes = span.attributes
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (typeof value !== 'string' || value.length === 0) continue
+    const lower = key.toLowerCase()
+    if (
+      lower === 'agent' ||
+      lower.endsWith('agent.name') ||
+      lower.endsWith('agent_name') ||
+      lower.endsWith('.agent')
+    )
+      return value
+    // `<thing>.name` beside `<thing>.type` that says it is an agent (a pipeline's agent component).
+    if (lower.endsWith('.name')) {
+      const type = attributes[`${key.slice(0, -'name'.length)}type`]
+      if (typeof type === 'string' && /agent/i.test(type)) return value
+    }
+  }
+  return agentNameInSpanName(span.name)
+}
+
+/**
+ * An agent's name in a span name: `runAgent support-agent`, `invoke_agent x`, `Agent run: 'x'`,
+ * and a method on an object named after the agent (`support_agent.run`, `Researcher._execute_core`,
+ * `langchain4j.aiservices.SupportAgent.chat`).
+ */
+export function agentNameInSpanName(name: string): string | undefined {
+  const labelled = /agent[^:'"\s]*(?: run)?[:\s]\s*['"]?([^'"\s][^'"]*?)['"]?$/i.exec(name)
+  if (labelled && !/^(run|step|call|invoke|workflow|loop)$/i.test(labelled[1]!)) return labelled[1]
+  const method = /(?:^|\.)([^.]+)\.(_?[a-z][a-z_]*)$/.exec(name)
+  if (
+    method &&
+    /[A-Za-z]/.test(method[1]!) &&
+    !/^(agent|run|step|llm|tool|component|pipeline)$/i.test(method[1]!)
+  )
+    return method[1]
+  return undefined
+}
+
+/** A conversation id in any vocabulary: `*session.id`, `conversation_id`, `thread`, or inside a metadata object. */
+function conversationIn(span: Span): string | undefined {
+  for (const key in span.attributes) {
+    const value = span.attributes[key]
+    if (
+      /(?:conversation|session|thread)(?:[._]?id)?$/i.test(key) &&
+      typeof value === 'string' &&
+      value.length > 0
+    )
+      return value
+    if (/metadata$/i.test(key) && typeof value === 'string' && value.includes('_id')) {
+      const parsed = parseJsonValue(value)
+      if (!isRecord(parsed)) continue
+      for (const field of [
+        'conversation_id',
+        'conversationId',
+        'session_id',
+        'sessionId',
+        'thread_id',
+        'threadId',
+      ])
+        if (typeof parsed[field] === 'string') return parsed[field] as string
+    }
+  }
+  return undefined
+}
+
+/**
+ * Who ran a run found by structure: read from its span and the spans above it up to the tool call
+ * that started it (or the root), the nearest first; then from the spans below it down to its first
+ * model call (an agent span inside a request span that holds the conversation).
+ */
+function identity(span: Span, tree?: SpanTree): AgentIdentity {
+  const result: AgentIdentity = {}
+  for (let at: Span | undefined = span; at; at = tree?.parentOf(at)) {
+    if (at !== span && toolName(at) !== undefined) break
+    result.agentName ??= agentNameIn(at)
+    result.conversationId ??= conversationIn(at)
+  }
+  return result
+}
+
+/** The reader of spans no other reader knows, and of runs found by structure. */
+export const genericReader: ConventionReader = {
+  convention: 'generic',
+  matches: (span) => {
+    for (const key in span.attributes) if (mayHoldMessages(span.attributes[key]!)) return true
+    return toolName(span) !== undefined
+  },
+  role(span): SpanRole {
+    const content = modelContent(span)
+    // A model call that failed has no answer, only its prompt and its error.
+    if (content.prompt && (content.answer || span.status.code === StatusCode.ERROR)) return 'model'
+    return toolName(span) !== undefined ? 'tool' : 'other'
+  },
+  identity,
+  instructions: () => undefined,
+  agentInput: () => undefined,
+  agentOutput: () => undefined,
+  modelInput: (span) => modelContent(span).prompt,
+  modelOutput: (span) => modelContent(span).answer,
+  toolCall: (span) => toolCall(span),
+  metadata: () => ({}),
+}

@@ -1,0 +1,284 @@
+import type { Span } from '../model/index.ts'
+import { type ChatMessage, messageText } from './chat-message.ts'
+import { agentNameInSpanName, genericReader } from './conventions/generic.ts'
+import { readerFor, spanRole } from './detect-convention.ts'
+import { Notes } from './notes.ts'
+import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
+
+/*
+ * Runs by structure (issue 27): a run is the outermost span that holds one conversation of model
+ * calls, whatever the spans are called. Every convention records model calls alike, so:
+ * - a conversation is known by its first prompt: the system text and the first user message (each
+ *   later prompt of the same run repeats them);
+ * - a candidate agent span whose conversation is its enclosing run's is a step of that run, not a
+ *   run (a graph's per-step agent node); one with no model call and no input of its own inside a
+ *   run is a pseudo-tool (a framework's `final_answer`);
+ * - model calls no run holds make runs of their own: the outermost span above them that holds no
+ *   other conversation and is not a tool call (a tool call that runs an agent is its caller's);
+ * - a later sibling run that takes over the same conversation with other instructions continues
+ *   the first (a handoff).
+ * Every pass walks each span's ancestors once, remembering what it found on the way.
+ */
+
+/** What a model call's first prompt opens with: the conversation it belongs to. */
+interface Opening {
+  system: string
+  user: string
+}
+
+const silent = new Notes()
+
+/** The opening of a model call's prompt; undefined when its prompt was not recorded. */
+function openingOf(model: Span, cache: Map<Span, Opening | undefined>): Opening | undefined {
+  if (cache.has(model)) return cache.get(model)
+  const prompt: ChatMessage[] | undefined = readerFor(model)?.modelInput(model, silent)
+  let opening: Opening | undefined
+  if (prompt && prompt.length > 0) {
+    const system = prompt
+      .filter((message) => message.role === 'system')
+      .map(messageText)
+      .join('\n')
+    const user = prompt.find((message) => message.role === 'user')
+    opening = { system, user: user ? messageText(user) : '' }
+  }
+  cache.set(model, opening)
+  return opening
+}
+
+const sameOpening = (a: Opening | undefined, b: Opening | undefined) =>
+  a !== undefined && b !== undefined && a.system === b.system && a.user === b.user
+
+/** The model-call spans of a trace, earliest first, and the first one under each span. */
+function modelCalls(tree: SpanTree): { models: Span[]; firstModelUnder: Map<Span, Span> } {
+  const models: Span[] = []
+  for (const span of tree.byId.values()) if (spanRole(span) === 'model') models.push(span)
+  models.sort(byStart)
+  const firstModelUnder = new Map<Span, Span>()
+  for (const model of models) {
+    for (let at = tree.parentOf(model); at && !firstModelUnder.has(at); at = tree.parentOf(at))
+      firstModelUnder.set(at, model)
+  }
+  return { models, firstModelUnder }
+}
+
+/**
+ * The nearest span strictly above `span` that is in `set`; `memo` (one per `set`, which must not
+ * change) remembers it for every span passed on the way, so each span is walked once.
+ */
+function nearestAbove(
+  tree: SpanTree,
+  span: Span,
+  set: ReadonlySet<Span>,
+  memo: Map<Span, Span | null>,
+): Span | undefined {
+  const path: Span[] = []
+  let found: Span | null = null
+  for (let at = tree.parentOf(span); at; at = tree.parentOf(at)) {
+    if (set.has(at)) {
+      found = at
+      break
+    }
+    const known = memo.get(at)
+    if (known !== undefined) {
+      found = known
+      break
+    }
+    path.push(at)
+  }
+  for (const at of path) memo.set(at, found)
+  return found ?? undefined
+}
+
+/** Outer spans before the spans they hold: by start, the longer first. */
+function outerFirst(a: Span, b: Span): number {
+  return (
+    compareNanos(a.startTimeUnixNano, b.startTimeUnixNano) ||
+    compareNanos(b.endTimeUnixNano, a.endTimeUnixNano)
+  )
+}
+
+/** The parts of a trace's runs that structure decides. */
+export interface StructuredRuns {
+  /** Candidates that are runs (steps and pseudo-tools removed), in the order given. */
+  kept: Span[]
+  /** Runs found by structure alone (their spans carry no known agent vocabulary), earliest first. */
+  found: Span[]
+}
+
+/**
+ * Keeps the candidate agent spans that are runs of their own and finds the runs no vocabulary
+ * names. `candidates` are sorted by start.
+ */
+export function structureRuns(
+  tree: SpanTree,
+  candidates: readonly Span[],
+  continuations: ReadonlyMap<string, readonly Span[]>,
+): StructuredRuns {
+  const { models, firstModelUnder } = modelCalls(tree)
+  const openings = new Map<Span, Opening | undefined>()
+  const candidateSet = new Set(candidates)
+  const memo = new Map<Span, Span | null>()
+  // A candidate that is not a run hands its place to the run around it.
+  const runAround = new Map<Span, Span | undefined>()
+  const kept = new Set<Span>()
+  const firstCall = (span: Span) => (spanRole(span) === 'model' ? span : firstModelUnder.get(span))
+  // A candidate a tool call started is a nested run (an agent as a tool), never a step.
+  const stops = new Set(candidates)
+  for (const span of tree.byId.values()) if (spanRole(span) === 'tool') stops.add(span)
+  const stopMemo = new Map<Span, Span | null>()
+  for (const candidate of [...candidates].sort(outerFirst)) {
+    let outer = nearestAbove(tree, candidate, candidateSet, memo)
+    if (outer && !kept.has(outer)) outer = runAround.get(outer)
+    // Its first model call, also where its run goes on in the spans that continue it.
+    const later = continuations.get(candidate.spanId) ?? []
+    const own = firstModelUnder.get(candidate) ?? later.map(firstCall).find(Boolean)
+    const startedByTool =
+      spanRole(candidate) === 'tool' ||
+      spanRole(nearestAbove(tree, candidate, stops, stopMemo) ?? candidate) === 'tool'
+    const isStep =
+      outer !== undefined &&
+      !startedByTool &&
+      (own
+        ? sameOpening(openingOf(own, openings), openingOf(firstModelUnder.get(outer) ?? own, openings))
+        : later.length === 0 && isPseudoTool(candidate))
+    if (isStep) runAround.set(candidate, outer)
+    else kept.add(candidate)
+  }
+  // A conversation a run already holds is not another run where a call of it lost its parent.
+  const held = new Set<string>()
+  for (const run of kept) {
+    const first = firstModelUnder.get(run)
+    if (first) held.add(keyOf(openingOf(first, openings)))
+  }
+  return {
+    kept: candidates.filter((span) => kept.has(span)),
+    found: runsOfOrphanCalls(tree, models, kept, openings, held),
+  }
+}
+
+/**
+ * An agent span that is a framework's pseudo-tool (`final_answer`): named like a tool, with no
+ * model call and no input of its own (asked only of candidates inside a run).
+ */
+function isPseudoTool(span: Span): boolean {
+  const toolLike =
+    /final[_ ]?answer/i.test(span.name) || genericReader.toolCall(span, silent).toolName !== undefined
+  return toolLike && spanRole(span) === 'agent' && readerFor(span)?.agentInput(span, silent) === undefined
+}
+
+/** A key for a conversation's opening. */
+const keyOf = (opening: Opening | undefined) => (opening ? `${opening.system}\u0000${opening.user}` : '')
+
+/**
+ * Runs for the model calls no run holds: per conversation, the outermost span above its calls that
+ * holds no other conversation's calls, no other run and no tool call that started it.
+ */
+function runsOfOrphanCalls(
+  tree: SpanTree,
+  models: readonly Span[],
+  runs: ReadonlySet<Span>,
+  openings: Map<Span, Opening | undefined>,
+  held: ReadonlySet<string>,
+): Span[] {
+  const underRun = new Map<Span, Span | null>()
+  const lostParent = new Set(tree.orphans)
+  const underLost = new Map<Span, Span | null>()
+  // Calls under a span whose parent is missing belong to the run that lost it (`lost-agent-runs.ts`).
+  const orphans = models.filter(
+    (model) =>
+      !runs.has(model) &&
+      !lostParent.has(model) &&
+      nearestAbove(tree, model, runs, underRun) === undefined &&
+      nearestAbove(tree, model, lostParent, underLost) === undefined,
+  )
+  if (orphans.length === 0) return []
+  // A model span that holds another is a wrapper of it (an agent span that records a prompt).
+  const modelSet = new Set(orphans)
+  const holdsModel = new Set<Span>()
+  for (const model of orphans)
+    for (let at = tree.parentOf(model); at && !holdsModel.has(at); at = tree.parentOf(at)) holdsModel.add(at)
+  const calls = orphans.filter((model) => !holdsModel.has(model))
+  // Each span above a call is marked with the conversation of the calls below it ('' when several).
+  const mark = new Map<Span, string>()
+  const markUp = (from: Span, key: string) => {
+    for (let at = tree.parentOf(from); at; at = tree.parentOf(at)) {
+      if (spanRole(at) === 'tool' && !modelSet.has(at)) return
+      const seen = mark.get(at)
+      if (seen === key || seen === '') return
+      mark.set(at, seen === undefined ? key : '')
+    }
+  }
+  for (const run of runs) markUp(run, `run\u0000${run.spanId}`)
+  const groups = new Map<string, Span[]>()
+  for (const call of calls) {
+    // A call whose prompt was not recorded shows no conversation to find a run by.
+    const opening = openingOf(call, openings)
+    if (!opening) continue
+    const key = keyOf(opening)
+    markUp(call, key)
+    const group = groups.get(key)
+    if (group) group.push(call)
+    else groups.set(key, [call])
+  }
+  const found: Span[] = []
+  for (const [key, group] of groups) {
+    if (held.has(key)) continue
+    let top = lowestCommonAncestor(tree, group)
+    if (spanRole(top) === 'model') {
+      const parent = tree.parentOf(top)
+      if (parent && spanRole(parent) !== 'tool' && mark.get(parent) === key) top = parent
+    }
+    const spine = [top]
+    for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))
+      spine.push(parent)
+    // The span that names the agent (the outermost one that does), else the outermost.
+    found.push([...spine].reverse().find(namesAgent) ?? spine[spine.length - 1]!)
+  }
+  return found.sort(byStart)
+}
+
+/** Whether a span names an agent (an attribute or its name), as the generic reader reads it. */
+function namesAgent(span: Span): boolean {
+  return genericReader.identity(span).agentName !== undefined || agentNameInSpanName(span.name) !== undefined
+}
+
+/** The deepest span that is, or is above, every span of `spans` (the first one's root at worst). */
+function lowestCommonAncestor(tree: SpanTree, spans: readonly Span[]): Span {
+  const first = spans[0]!
+  const chain: Span[] = []
+  for (let at: Span | undefined = first; at; at = tree.parentOf(at)) chain.push(at)
+  const depth = new Map(chain.map((span, index) => [span, index]))
+  let lowest = 0
+  for (const span of spans.slice(1)) {
+    let at: Span | undefined = span
+    while (at && !depth.has(at)) at = tree.parentOf(at)
+    lowest = Math.max(lowest, at ? depth.get(at)! : chain.length - 1)
+  }
+  return chain[lowest]!
+}
+
+/**
+ * Later runs that continue an earlier one: siblings (same parent span) whose first prompt opens
+ * with the same user message under other instructions (a handoff gives the conversation to another
+ * agent). Returns the continuations by the run they continue.
+ */
+export function handoffs(tree: SpanTree, runs: readonly Span[]): Map<Span, Span[]> {
+  const { firstModelUnder } = modelCalls(tree)
+  const openings = new Map<Span, Opening | undefined>()
+  const chains = new Map<Span, Span[]>()
+  const lastByParent = new Map<string, { head: Span; opening: Opening }>()
+  for (const run of runs) {
+    const first = spanRole(run) === 'model' ? run : firstModelUnder.get(run)
+    const opening = first && openingOf(first, openings)
+    if (!opening || !run.parentSpanId) continue
+    const earlier = lastByParent.get(run.parentSpanId)
+    if (earlier && earlier.opening.user === opening.user && earlier.opening.system !== opening.system) {
+      const chain = chains.get(earlier.head)
+      if (chain) chain.push(run)
+      else chains.set(earlier.head, [run])
+      continue
+    }
+    lastByParent.set(run.parentSpanId, { head: run, opening })
+  }
+  return chains
+}
