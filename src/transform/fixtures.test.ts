@@ -116,6 +116,20 @@ for (const [cell, why] of [
   ['tool-spans-lost:haystack/nested-agents', 'as above'],
   ['tool-spans-lost:haystack/agent-as-tool', 'as rebuild above'],
   ['tool-spans-lost:haystack/streaming', 'as rebuild above'],
+  [
+    'runs:rig/agent-as-tool',
+    'rig runs a sub-agent inside the tool span with no invoke_agent span of its own: one run',
+  ],
+  ['runs:rig/nested-agents', 'as above'],
+  ['rebuild:rig/agent-as-tool', 'as above'],
+  ['rebuild:rig/nested-agents', 'as above'],
+  ['tool-spans-lost:rig/agent-as-tool', 'as above'],
+  ['tool-spans-lost:rig/nested-agents', 'as above'],
+  ['rebuild:rig/model-error', 'rig records a failed model call on no span (no status, event or attribute)'],
+  [
+    'rebuild:rig/tool-error',
+    "rig's failed tool span stays UNSET with `outcome=error` and the message as its result",
+  ],
   ...['agent-as-tool', 'multi-tool-text', 'nested-agents', 'streaming', 'tool-error'].map(
     (scenario) =>
       [

@@ -15,7 +15,7 @@ import { traceExact } from './testing/fixture-runs.ts'
  * The totals this checkout reaches: raise them when a change makes more cells exact, never lower
  * them without saying why in the commit.
  */
-const FLOOR = { all: 268, conventionsOnly: 182 }
+const FLOOR = { all: 272, conventionsOnly: 186 }
 
 interface Row {
   producer: string
