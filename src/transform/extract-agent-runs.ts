@@ -17,6 +17,7 @@ import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { stepTexts } from './step-texts.ts'
+import { instructionsInsideTemplate } from './template-instructions.ts'
 import { collectToolCalls } from './tool-calls.ts'
 import { twinAgentSpans, withTwins } from './twin-spans.ts'
 
@@ -201,6 +202,16 @@ function buildRun(
     },
     notes,
   )
+  // Instructions only the first prompt holds may be wrapped in the framework's template: the
+  // agent span that received them alone gives them without it.
+  const recordedInstructions = conversation.system.length > 0 && !reader.instructions(agent, new Notes())
+  const inside = recordedInstructions ? instructionsInsideTemplate(agent, conversation.system) : undefined
+  if (inside !== undefined) {
+    conversation.system = [inside]
+    notes.add(
+      "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
+    )
+  }
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.

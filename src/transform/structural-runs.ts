@@ -1,6 +1,6 @@
 import type { Span } from '../model/index.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
-import { agentNameInSpanName, genericReader } from './conventions/generic.ts'
+import { agentNameOf, genericReader } from './conventions/generic.ts'
 import { readerFor, spanRole } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
@@ -152,7 +152,7 @@ export function structureRuns(
   }
   return {
     kept: candidates.filter((span) => kept.has(span)),
-    found: runsOfOrphanCalls(tree, models, kept, openings, held),
+    found: runsOfOrphanCalls(tree, models, heads(kept, continuations), openings, held),
   }
 }
 
@@ -164,6 +164,13 @@ function isPseudoTool(span: Span): boolean {
   const toolLike =
     /final[_ ]?answer/i.test(span.name) || genericReader.toolCall(span, silent).toolName !== undefined
   return toolLike && spanRole(span) === 'agent' && readerFor(span)?.agentInput(span, silent) === undefined
+}
+
+/** The spans that head a part of a run: each run span and the spans that continue it. */
+function heads(runs: ReadonlySet<Span>, continuations: ReadonlyMap<string, readonly Span[]>): Set<Span> {
+  const all = new Set(runs)
+  for (const run of runs) for (const span of continuations.get(run.spanId) ?? []) all.add(span)
+  return all
 }
 
 /** A key for a conversation's opening. */
@@ -231,15 +238,15 @@ function runsOfOrphanCalls(
     const spine = [top]
     for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))
       spine.push(parent)
-    // The span that names the agent (the outermost one that does), else the outermost.
-    found.push([...spine].reverse().find(namesAgent) ?? spine[spine.length - 1]!)
+    // The span that names the agent (the innermost one that does), else the outermost.
+    found.push(spine.find(namesAgent) ?? spine[spine.length - 1]!)
   }
   return found.sort(byStart)
 }
 
 /** Whether a span names an agent (an attribute or its name), as the generic reader reads it. */
 function namesAgent(span: Span): boolean {
-  return genericReader.identity(span).agentName !== undefined || agentNameInSpanName(span.name) !== undefined
+  return agentNameOf(span) !== undefined
 }
 
 /** The deepest span that is, or is above, every span of `spans` (the first one's root at worst). */

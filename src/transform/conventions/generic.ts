@@ -126,8 +126,8 @@ function toolCall(span: Span): ToolSpanCall {
   }
 }
 
-/** Attribute keys that name an agent (any vocabulary's), in the order they are believed. */
-function agentNameIn(span: Span): string | undefined {
+/** The agent a span names: an attribute key of any vocabulary, else its span name (a template filled in). */
+export function agentNameOf(span: Span): string | undefined {
   const attributes = span.attributes
   for (const key in attributes) {
     const value = attributes[key]
@@ -146,7 +146,20 @@ function agentNameIn(span: Span): string | undefined {
       if (typeof type === 'string' && /agent/i.test(type)) return value
     }
   }
-  return agentNameInSpanName(span.name)
+  return agentNameInSpanName(filledTemplate(span))
+}
+
+/**
+ * A span name that is a message template (`Agent run: {name!r}`) with its fields filled from the
+ * span's attributes of those names (`!r`: quoted), as the producer formats it.
+ */
+function filledTemplate(span: Span): string {
+  if (!span.name.includes('{')) return span.name
+  return span.name.replace(/\{([\w.]+)(!r)?\}/g, (field, key: string, repr?: string) => {
+    const value = span.attributes[key]
+    if (typeof value !== 'string') return field
+    return repr ? `'${value}'` : value
+  })
 }
 
 /**
@@ -155,7 +168,8 @@ function agentNameIn(span: Span): string | undefined {
  * `langchain4j.aiservices.SupportAgent.chat`).
  */
 export function agentNameInSpanName(name: string): string | undefined {
-  const labelled = /agent[^:'"\s]*(?: run)?[:\s]\s*['"]?([^'"\s][^'"]*?)['"]?$/i.exec(name)
+  // `agent` as a word, or `Agent` ending a camel-case word (`runAgent`), then the name.
+  const labelled = /(?:\b[Aa]gent|(?<=[a-z])Agent)\b(?: run)?[:\s]\s*['"]?([^'"\s][^'"]*?)['"]?$/.exec(name)
   if (labelled && !/^(run|step|call|invoke|workflow|loop)$/i.test(labelled[1]!)) return labelled[1]
   const method = /(?:^|\.)([^.]+)\.(_?[a-z][a-z_]*)$/.exec(name)
   if (
@@ -172,7 +186,7 @@ function conversationIn(span: Span): string | undefined {
   for (const key in span.attributes) {
     const value = span.attributes[key]
     if (
-      /(?:conversation|session|thread)(?:[._]?id)?$/i.test(key) &&
+      /(?:conversation|session|thread|group)(?:[._]?id)?$/i.test(key) &&
       typeof value === 'string' &&
       value.length > 0
     )
@@ -203,7 +217,7 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
   const result: AgentIdentity = {}
   for (let at: Span | undefined = span; at; at = tree?.parentOf(at)) {
     if (at !== span && toolName(at) !== undefined) break
-    result.agentName ??= agentNameIn(at)
+    result.agentName ??= agentNameOf(at)
     result.conversationId ??= conversationIn(at)
   }
   return result

@@ -1,0 +1,38 @@
+import type { Span } from '../model/index.ts'
+import { isRecord, parseJsonValue } from './read-attribute.ts'
+
+/** Shorter texts are too common to be told from a template's own words. */
+const MIN_CHARS = 12
+/** Values nested deeper than this inside an attribute's JSON are not looked at. */
+const MAX_DEPTH = 2
+
+/** Every string an attribute holds: the value, or the strings of its JSON object a few levels down. */
+function stringsOf(value: unknown, depth: number, into: string[]): void {
+  if (typeof value === 'string') {
+    into.push(value)
+    if (depth === 0 && value.charCodeAt(0) === 123 /* { */) stringsOf(parseJsonValue(value), depth + 1, into)
+  } else if (isRecord(value) && depth <= MAX_DEPTH) {
+    for (const key in value) stringsOf(value[key], depth + 1, into)
+  }
+}
+
+/**
+ * The program's instructions inside a framework's prompt template: the longest text the agent span
+ * records (an attribute, or a field of one's JSON: CrewAI's `backstory`) that the first prompt's
+ * system text holds with more around it. A framework wraps the instructions it was given in its own
+ * words (`You are <role>. <instructions>\nYour personal goal is: …`); the span that received them
+ * still has them alone. Undefined when no recorded text is inside the system text.
+ */
+export function instructionsInsideTemplate(agent: Span, system: readonly string[]): string | undefined {
+  const prompt = system.join('\n')
+  if (prompt.length <= MIN_CHARS) return undefined
+  const strings: string[] = []
+  for (const key in agent.attributes) stringsOf(agent.attributes[key], 0, strings)
+  let best: string | undefined
+  for (const text of strings) {
+    const trimmed = text.trim()
+    if (trimmed.length < MIN_CHARS || trimmed.length >= prompt.length) continue
+    if ((best === undefined || trimmed.length > best.length) && prompt.includes(trimmed)) best = trimmed
+  }
+  return best
+}
