@@ -4,7 +4,7 @@ import { autogenOpenInferenceReader, autogenReader } from './conventions/autogen
 import type { ConventionReader, SpanRole } from './conventions/convention-reader.ts'
 import { crewAiReader } from './conventions/crewai.ts'
 import { frameworkRules } from './conventions/framework-rules.ts'
-import { genAiReader } from './conventions/genai.ts'
+import { genAiSpanReader } from './conventions/genai.ts'
 import { genericReader } from './conventions/generic.ts'
 import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
@@ -38,7 +38,7 @@ const READERS: readonly ConventionReader[] = [
   logfireReader,
   langChain4jReader,
   springAiReader,
-  genAiReader,
+  genAiSpanReader,
   aiSdkReader,
   openAiAgentsReader,
   langChainReader,

@@ -31,7 +31,13 @@ const silent = new Notes()
 /** The opening of a model call's prompt; undefined when its prompt was not recorded. */
 function openingOf(model: Span, cache: Map<Span, Opening | undefined>): Opening | undefined {
   if (cache.has(model)) return cache.get(model)
-  const prompt: ChatMessage[] | undefined = readerFor(model)?.modelInput(model, silent)
+  let prompt: ChatMessage[] | undefined
+  try {
+    prompt = readerFor(model)?.modelInput(model, silent)
+  } catch {
+    // Finding runs never throws; the run that holds this call notes what reading it threw.
+    prompt = undefined
+  }
   let opening: Opening | undefined
   if (prompt && prompt.length > 0) {
     const system = prompt

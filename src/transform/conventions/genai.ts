@@ -12,6 +12,7 @@ import {
   setOwn,
 } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { modelContent } from './generic.ts'
 import { textsOfInstructions } from './instructions.ts'
 
 const MODEL_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion'])
@@ -74,6 +75,17 @@ export const genAiReader: ConventionReader = {
     })
   },
   metadata: (span) => readPrefixed(span.attributes, 'ai.settings.context'),
+}
+
+/**
+ * The GenAI reader of spans no framework reader took: a model call whose content no GenAI key
+ * holds is read from a provider's request and response body under names of the producer's own.
+ * (Readers that build on `genAiReader` keep their own order of sources.)
+ */
+export const genAiSpanReader: ConventionReader = {
+  ...genAiReader,
+  modelInput: (span, notes) => genAiReader.modelInput(span, notes) ?? modelContent(span).prompt,
+  modelOutput: (span, notes) => genAiReader.modelOutput(span, notes) ?? modelContent(span).answer,
 }
 
 /** The event that carries a model call's content in GenAI semconv ≥1.37 when it is not on the span. */

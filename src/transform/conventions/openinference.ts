@@ -2,6 +2,7 @@ import type { Attributes, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
+import { requestMessages, responseMessages } from '../provider-wire.ts'
 import {
   hasAttribute,
   indexed,
@@ -13,6 +14,7 @@ import {
 } from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
+import { modelContent } from './generic.ts'
 import { copyPrefixed } from './prefixed-metadata.ts'
 
 /** The OpenInference span kind, upper-cased (`AGENT`, `CHAIN`, `LLM`, `TOOL`...). */
@@ -112,7 +114,7 @@ export function promptMessages(
   const flattened = dicts ? parseMessages(dicts) : undefined
   if (flattened) return flattened
   const value = ioValue(span, 'input', notes)
-  return isRecord(value) && Array.isArray(value.messages) ? parseMessages(value.messages) : undefined
+  return isRecord(value) ? requestMessages(value) : undefined
 }
 
 /** An agent or chain output value as assistant messages. */
@@ -155,14 +157,19 @@ export const openInferenceReader: ConventionReader = {
     return {
       agentName: name,
       // An AGENT span without an agent name is named after its agent (OpenAI Agents JS).
-      spanName: !name && kind(span) === 'AGENT' ? span.name : undefined,
+      // So is a root chain that is a run (LangGraph names its graph's root chain after the agent).
+      spanName:
+        !name && (kind(span) === 'AGENT' || (kind(span) === 'CHAIN' && !span.parentSpanId))
+          ? span.name
+          : undefined,
       conversationId: readString(span.attributes, 'session.id'),
     }
   },
   instructions: () => undefined,
   agentInput(span, notes) {
     const flattened = flattenedMessages(span.attributes, 'llm.input_messages')
-    if (flattened) return flattened
+    // Roles alone (a chain's input messages without their content) say nothing.
+    if (flattened?.some((message) => message.parts.length > 0)) return flattened
     const value = ioValue(span, 'input', notes)
     if (value === undefined) return undefined
     // LangChain chains take `{input}` / `{question}` / `{query}`.
@@ -180,18 +187,13 @@ export const openInferenceReader: ConventionReader = {
       : outputMessages(value)
   },
   modelInput: (span, notes) =>
-    promptMessages(span, notes, flattenedDicts(span.attributes, 'llm.input_messages')),
+    promptMessages(span, notes, flattenedDicts(span.attributes, 'llm.input_messages')) ??
+    modelContent(span).prompt,
   modelOutput(span, notes) {
     const flattened = flattenedMessages(span.attributes, 'llm.output_messages')
     if (flattened) return flattened
-    // Or `output.value` the provider response (`{choices:[{message}]}`).
-    const value = ioValue(span, 'output', notes)
-    if (!isRecord(value) || !Array.isArray(value.choices)) return undefined
-    return parseMessages(
-      value.choices.flatMap((choice) =>
-        isRecord(choice) && isRecord(choice.message) ? [choice.message] : [],
-      ),
-    )
+    // Or `output.value` the provider's response body, or any attribute holding one.
+    return responseMessages(ioValue(span, 'output', notes)) ?? modelContent(span).answer
   },
   toolCall(span, notes) {
     const attributes = span.attributes
