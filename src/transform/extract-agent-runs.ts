@@ -17,7 +17,7 @@ import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { stepTexts } from './step-texts.ts'
-import { instructionsInsideTemplate } from './template-instructions.ts'
+import { instructionsInsideTemplate, textInsideTemplate } from './template-text.ts'
 import { collectToolCalls } from './tool-calls.ts'
 import { twinAgentSpans, withTwins } from './twin-spans.ts'
 
@@ -124,6 +124,22 @@ interface RunPlace {
   reader?: ConventionReader
 }
 
+/**
+ * The user's input as the agent span received it where the first prompt wraps it in the
+ * framework's template (`Current Task: <input>\n\nThis is the expected criteria…`): one user
+ * message holding, with more around it, a text the agent span records.
+ */
+function unwrapTemplatedInput(agent: Span, input: ChatMessage[], notes: Notes): void {
+  if (input.length !== 1) return
+  const message = input[0]!
+  const text =
+    message.parts.length === 1 && message.parts[0]!.type === 'text' ? message.parts[0]!.text : undefined
+  const inside = text === undefined ? undefined : textInsideTemplate(agent, text, { fieldOnly: true })
+  if (inside === undefined) return
+  input[0] = { role: message.role, parts: [{ type: 'text', text: inside }] }
+  notes.add("input: the agent span's text inside the first prompt's user message (its template left out)")
+}
+
 /** Notes what the trace lacks around a run: its agent span or that span's parent, parents of adopted spans, an end. */
 function noteGaps(
   tree: SpanTree,
@@ -212,6 +228,7 @@ function buildRun(
       "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
     )
   }
+  unwrapTemplatedInput(agent, conversation.input, notes)
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.

@@ -22,6 +22,7 @@ export function toolResultValue(value: unknown): unknown {
 
 function unwrapOnce(value: unknown): unknown {
   if (typeof value === 'string') return structuredText(value) ?? value
+  if (isRecord(value)) return toolMessageContent(value) ?? value
   if (!Array.isArray(value) || value.length !== 1) return value
   const block = value[0]
   if (!isRecord(block)) return value
@@ -31,6 +32,22 @@ function unwrapOnce(value: unknown): unknown {
   if (keys[0] === 'text' && typeof block.text === 'string' && (block.type ?? 'text') === 'text')
     return block.text
   return value
+}
+
+/**
+ * The content of a framework's tool message around a result: LangChain's serialised `ToolMessage`
+ * (`{type:'tool', data:{content}}`, `{lc, id:[…,'ToolMessage'], kwargs:{content}}`), alone or as
+ * the only key of an `{output: …}` envelope. Undefined for any other value.
+ */
+function toolMessageContent(value: Record<string, unknown>): unknown {
+  const keys = Object.keys(value)
+  if (keys.length === 1 && keys[0] === 'output' && isRecord(value.output))
+    return toolMessageContent(value.output)
+  if (value.type === 'tool' && isRecord(value.data) && 'content' in value.data) return value.data.content
+  const id = value.id
+  if (Array.isArray(id) && id[id.length - 1] === 'ToolMessage' && isRecord(value.kwargs))
+    return value.kwargs.content
+  return undefined
 }
 
 /** The value of text that is one JSON or Python object or list; undefined for any other text. */
@@ -55,6 +72,9 @@ const EXCEPTION_PREFIX = /^(?:[A-Za-z_][\w.]*\.)?[A-Z]?[A-Za-z]*(?:Error|Excepti
  * exception's class before it (`ValueError: <message>`), a JavaScript stack after it.
  */
 export function toolErrorMessage(text: string): string {
+  // A Python exception's repr before its traceback: `ValueError('<message>')Traceback …`.
+  const repr = /^[A-Za-z_][\w.]*(?:Error|Exception)\((['"])(.*?)\1\)(?:\s*Traceback|$)/s.exec(text)
+  if (repr) return repr[2]!
   let message = text
   const brace = message.indexOf('{')
   if (brace >= 0) {
@@ -63,5 +83,9 @@ export function toolErrorMessage(text: string): string {
   }
   const stack = message.search(/\n\s*at /)
   if (stack > 0) message = message.slice(0, stack).trimEnd()
+  // `<message>\n\n<Class>: <message>`: the message, then the stack's first line repeating it.
+  const repeat = message.indexOf('\n\n')
+  if (repeat > 0 && message.slice(repeat + 2).replace(EXCEPTION_PREFIX, '') === message.slice(0, repeat))
+    message = message.slice(0, repeat)
   return message.replace(EXCEPTION_PREFIX, '')
 }

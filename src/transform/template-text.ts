@@ -24,7 +24,20 @@ function stringsOf(value: unknown, depth: number, into: string[]): void {
  * still has them alone. Undefined when no recorded text is inside the system text.
  */
 export function instructionsInsideTemplate(agent: Span, system: readonly string[]): string | undefined {
-  const prompt = system.join('\n')
+  return textInsideTemplate(agent, system.join('\n'))
+}
+
+/**
+ * The longest text the agent span records that `prompt` holds with more around it, not quoted
+ * there (a template quotes what it only mentions: `The description about you is "…"`); with
+ * `fieldOnly`, only as a field of the template (its own lines, or after a `Label: `), never a
+ * phrase of a sentence.
+ */
+export function textInsideTemplate(
+  agent: Span,
+  prompt: string,
+  { fieldOnly = false }: { fieldOnly?: boolean } = {},
+): string | undefined {
   if (prompt.length <= MIN_CHARS) return undefined
   const strings: string[] = []
   for (const key in agent.attributes) stringsOf(agent.attributes[key], 0, strings)
@@ -32,7 +45,15 @@ export function instructionsInsideTemplate(agent: Span, system: readonly string[
   for (const text of strings) {
     const trimmed = text.trim()
     if (trimmed.length < MIN_CHARS || trimmed.length >= prompt.length) continue
-    if ((best === undefined || trimmed.length > best.length) && prompt.includes(trimmed)) best = trimmed
+    if (best !== undefined && trimmed.length <= best.length) continue
+    const at = prompt.indexOf(trimmed)
+    if (at < 0) continue
+    const before = prompt.slice(Math.max(0, at - 2), at)
+    const after = prompt[at + trimmed.length]
+    const quoted = /["'“«]$/.test(before) && /["'”»]/.test(after ?? '')
+    // A field of a template: on lines of its own, or after a `Label: ` on its line.
+    const field = (at === 0 || /(?:\n|: )$/.test(before)) && (after === undefined || after === '\n')
+    if (!quoted && (!fieldOnly || field)) best = trimmed
   }
   return best
 }
