@@ -1,6 +1,6 @@
 import { type AttributeValue, type Span, StatusCode } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
-import { parseMessages } from '../parse-messages.ts'
+import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { requestMessages, responseMessages } from '../provider-wire.ts'
 import { isRecord, parseJsonValue } from '../read-attribute.ts'
 import type { SpanTree } from '../span-tree.ts'
@@ -65,6 +65,10 @@ export function modelContent(span: Span): ModelContent {
   return content
 }
 
+function hasSystem(messages: readonly ChatMessage[]): boolean {
+  return messages[0]?.role === 'system'
+}
+
 function assistantOnly(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
   return messages && messages.length > 0 && messages.every((m) => m.role === 'assistant')
     ? messages
@@ -95,16 +99,23 @@ function toolName(span: Span): string | undefined {
   return TOOL_IN_NAME.exec(span.name)?.[1]
 }
 
-const ARGUMENT_KEYS = new Set(['args', 'arguments', 'input', 'inputs', 'parameters', 'params', 'kwargs'])
-const RESULT_KEYS = new Set(['result', 'output', 'outputs', 'response', 'return', 'returned'])
+/** An agent span's own instructions, input and output, by the last segment of their key. */
+const INSTRUCTION_KEYS = ['instructions', 'system_prompt', 'system_instructions']
+const INPUT_KEYS = ['input']
+const OUTPUT_KEYS = ['output']
+
+const ARGUMENT_KEYS = ['args', 'arguments', 'input', 'inputs', 'kwargs', 'parameters', 'params']
+const RESULT_KEYS = ['result', 'output', 'outputs', 'response', 'return', 'returned']
 
 /** The first attribute whose last key segment is one of `names`. */
 function attributeNamed(
   span: Span,
-  names: ReadonlySet<string>,
+  names: readonly string[],
 ): { key: string; value: AttributeValue } | undefined {
-  for (const key in span.attributes)
-    if (names.has(lastSegment(key))) return { key, value: span.attributes[key]! }
+  // The names in the order they are believed: `input` before `parameters` (a tool's schema).
+  for (const name of names)
+    for (const key in span.attributes)
+      if (lastSegment(key) === name) return { key, value: span.attributes[key]! }
   return undefined
 }
 
@@ -232,14 +243,33 @@ export const genericReader: ConventionReader = {
   },
   role(span): SpanRole {
     const content = modelContent(span)
-    // A model call that failed has no answer, only its prompt and its error.
-    if (content.prompt && (content.answer || span.status.code === StatusCode.ERROR)) return 'model'
+    // A prompt and its answer are a model call's; so is a prompt alone where the call failed, or
+    // where it is a whole prompt, system text first (a producer that records only the prompt). A
+    // span whose prompt only repeats a model call's under it is not one (`structural-runs.ts`
+    // keeps the innermost).
+    if (
+      content.prompt &&
+      (content.answer || span.status.code === StatusCode.ERROR || hasSystem(content.prompt))
+    )
+      return 'model'
     return toolName(span) !== undefined ? 'tool' : 'other'
   },
   identity,
-  instructions: () => undefined,
-  agentInput: () => undefined,
-  agentOutput: () => undefined,
+  instructions: (span) => {
+    const found = attributeNamed(span, INSTRUCTION_KEYS)
+    return typeof found?.value === 'string' && found.value.length > 0 ? [found.value] : undefined
+  },
+  agentInput: (span) => {
+    const found = attributeNamed(span, INPUT_KEYS)
+    return found && parsePromptInput(parseJsonValue(found.value))
+  },
+  agentOutput: (span) => {
+    const found = attributeNamed(span, OUTPUT_KEYS)
+    if (!found) return undefined
+    const value = parseJsonValue(found.value)
+    if (typeof value === 'string') return [{ role: 'assistant', parts: [{ type: 'text', text: value }] }]
+    return assistantOnly(Array.isArray(value) ? parseMessages(value) : undefined)
+  },
   modelInput: (span) => modelContent(span).prompt,
   modelOutput: (span) => modelContent(span).answer,
   toolCall: (span) => toolCall(span),
