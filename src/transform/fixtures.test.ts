@@ -130,6 +130,18 @@ for (const [cell, why] of [
     'rebuild:rig/tool-error',
     "rig's failed tool span stays UNSET with `outcome=error` and the message as its result",
   ],
+  ...['multi-tool-text', 'multi-tool', 'non-english', 'parallel-tools', 'streaming', 'tool-error'].map(
+    (scenario) =>
+      [
+        `rebuild:voltagent/${scenario}`,
+        'VoltAgent records one LLM span per generateText call, with its first prompt and no answer: the model turns (steps) are in no span',
+      ] as const,
+  ),
+  ['rebuild:voltagent/nested-agents', 'as above, and the sub-agent run inside the tool is not told apart'],
+  [
+    'rebuild:voltagent/delegation',
+    "as above; the supervisor's instructions are wrapped in VoltAgent's delegation template",
+  ],
   ...['agent-as-tool', 'multi-tool-text', 'nested-agents', 'streaming', 'tool-error'].map(
     (scenario) =>
       [
