@@ -1,5 +1,6 @@
 import { groupByTrace, type Span } from '../model/index.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
+import { withGenericReading } from './conventions/generic.ts'
 import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
@@ -26,9 +27,11 @@ export function isGenAiSpan(span: Span): boolean {
 
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */
 export function findAgentSpans(spans: readonly Span[]): Span[] {
-  return [...groupByTrace(spans).values()]
-    .flatMap((trace) => withSpanCache(trace.length, () => findRuns(buildSpanTree(trace)).runs))
-    .sort(byStart)
+  return withGenericReading(() =>
+    [...groupByTrace(spans).values()]
+      .flatMap((trace) => withSpanCache(trace.length, () => findRuns(buildSpanTree(trace)).runs))
+      .sort(byStart),
+  )
 }
 
 /** The runs of one trace and the spans that head them. */

@@ -4,7 +4,7 @@ import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
-import { genericReader } from './conventions/generic.ts'
+import { genericReader, withGenericReading } from './conventions/generic.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -37,8 +37,10 @@ export interface ExtractAgentRunsOptions {
  */
 export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRunsOptions = {}): AgentRun[] {
   const skip = new Set(options.skipRunSpanIds)
-  return [...groupByTrace(spans).values()].flatMap((trace) =>
-    withSpanCache(trace.length, () => extractTraceRuns(trace, skip)),
+  return withGenericReading(() =>
+    [...groupByTrace(spans).values()].flatMap((trace) =>
+      withSpanCache(trace.length, () => extractTraceRuns(trace, skip)),
+    ),
   )
 }
 
@@ -125,6 +127,27 @@ interface RunPlace {
 }
 
 /**
+ * Takes a framework's template off what only the first prompt held: instructions the agent span
+ * records alone (not as instructions of its convention), and the user's input as a field.
+ */
+function unwrapTemplates(
+  agent: Span,
+  reader: ConventionReader,
+  conversation: { system: string[]; input: ChatMessage[] },
+  notes: Notes,
+): void {
+  const fromPrompt = conversation.system.length > 0 && !reader.instructions(agent, new Notes())
+  const inside = fromPrompt ? instructionsInsideTemplate(agent, conversation.system) : undefined
+  if (inside !== undefined) {
+    conversation.system = [inside]
+    notes.add(
+      "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
+    )
+  }
+  unwrapTemplatedInput(agent, conversation.input, notes)
+}
+
+/**
  * The user's input as the agent span received it where the first prompt wraps it in the
  * framework's template (`Current Task: <input>\n\nThis is the expected criteria…`): one user
  * message holding, with more around it, a text the agent span records.
@@ -198,14 +221,8 @@ function buildRun(
     withTwins(recordedIdentity(tree, agent, extraRoots, reader), twins, tree),
     metadata,
   )
-  const unfold = reader.unfoldModelCalls
-  const runSpans = collectRunSpans(
-    tree,
-    agent,
-    isRun,
-    extraRoots,
-    unfold && ((model) => unfold(model, tree, notes)),
-  )
+  const unfold = reader.unfoldModelCalls && ((model: Span) => reader.unfoldModelCalls!(model, tree, notes))
+  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots, unfold)
   const { models } = runSpans
   const firstModel = models[0]
   const unwrap = (prompt: ChatMessage[] | undefined) =>
@@ -218,17 +235,7 @@ function buildRun(
     },
     notes,
   )
-  // Instructions only the first prompt holds may be wrapped in the framework's template: the
-  // agent span that received them alone gives them without it.
-  const recordedInstructions = conversation.system.length > 0 && !reader.instructions(agent, new Notes())
-  const inside = recordedInstructions ? instructionsInsideTemplate(agent, conversation.system) : undefined
-  if (inside !== undefined) {
-    conversation.system = [inside]
-    notes.add(
-      "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
-    )
-  }
-  unwrapTemplatedInput(agent, conversation.input, notes)
+  unwrapTemplates(agent, reader, conversation, notes)
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.

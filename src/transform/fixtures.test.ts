@@ -109,11 +109,6 @@ for (const [cell, why] of [
     'rebuild:haystack/tool-error',
     "Haystack's tool span says `haystack.tool.error` true and keeps the SDK's envelope text as its output",
   ],
-  [
-    'tool-spans-lost:hand-loop/nested-agents',
-    "without the supervisor's tool span the researcher's spans have a missing parent and are adopted by the run around them",
-  ],
-  ['tool-spans-lost:haystack/nested-agents', 'as above'],
   ['tool-spans-lost:haystack/agent-as-tool', 'as rebuild above'],
   ['tool-spans-lost:haystack/streaming', 'as rebuild above'],
   [

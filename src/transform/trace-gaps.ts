@@ -1,6 +1,7 @@
 import type { AgentRun, Convention, Span } from '../model/index.ts'
 import { findRuns } from './agent-spans.ts'
 import type { SpanRole } from './conventions/convention-reader.ts'
+import { withGenericReading } from './conventions/generic.ts'
 import { detectConvention, spanRole, withSpanCache } from './detect-convention.ts'
 import { buildSpanTree } from './span-tree.ts'
 
@@ -116,32 +117,39 @@ function usedSpans(spans: readonly Span[], heads: ReadonlySet<string>): Set<stri
  * (see {@link usedSpans}).
  */
 export function readTrace(spans: readonly Span[], runs: AgentRun[]): TraceReading {
-  return withSpanCache(spans.length, () => {
-    const genAiSpans = genAiSpansOf(spans)
-    const heads = new Set([...runs.map((run) => run.spanId), ...findRuns(buildSpanTree(spans)).runOf.keys()])
-    const used = usedSpans(spans, heads)
-    const held = (spanId: string) => used.has(spanId)
-    const conventions = [...new Set(genAiSpans.map((span) => span.convention))]
-    const reading: TraceReading = {
-      traceId: spans[0]?.traceId ?? '',
-      spanCount: spans.length,
-      conventions,
-      genAiSpans,
-      runs,
-      unused: genAiSpans.filter((span) => !held(span.spanId)),
-    }
-    if (runs.length === 0 && genAiSpans.length > 0) reading.noRun = noRunReason(genAiSpans)
-    return reading
-  })
+  return withGenericReading(() =>
+    withSpanCache(spans.length, () => {
+      const genAiSpans = genAiSpansOf(spans)
+      const heads = new Set([
+        ...runs.map((run) => run.spanId),
+        ...findRuns(buildSpanTree(spans)).runOf.keys(),
+      ])
+      const used = usedSpans(spans, heads)
+      const held = (spanId: string) => used.has(spanId)
+      const conventions = [...new Set(genAiSpans.map((span) => span.convention))]
+      const reading: TraceReading = {
+        traceId: spans[0]?.traceId ?? '',
+        spanCount: spans.length,
+        conventions,
+        genAiSpans,
+        runs,
+        unused: genAiSpans.filter((span) => !held(span.spanId)),
+      }
+      if (runs.length === 0 && genAiSpans.length > 0) reading.noRun = noRunReason(genAiSpans)
+      return reading
+    }),
+  )
 }
 
 /** Why a trace that gave no run did not, or undefined when it shows no GenAI activity at all. */
 export function whyNoRun(
   spans: readonly Span[],
 ): { reason: NoRunReason; conventions: (Convention | 'unknown')[] } | undefined {
-  return withSpanCache(spans.length, () => {
-    const genAi = genAiSpansOf(spans)
-    if (genAi.length === 0) return undefined
-    return { reason: noRunReason(genAi), conventions: [...new Set(genAi.map((span) => span.convention))] }
-  })
+  return withGenericReading(() =>
+    withSpanCache(spans.length, () => {
+      const genAi = genAiSpansOf(spans)
+      if (genAi.length === 0) return undefined
+      return { reason: noRunReason(genAi), conventions: [...new Set(genAi.map((span) => span.convention))] }
+    }),
+  )
 }

@@ -234,10 +234,29 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
   return result
 }
 
+/**
+ * Whether spans of no known vocabulary are read (by what their attributes hold): while a trace is
+ * extracted, never on the ingest path, where a span's role is asked of every span and may read only
+ * the role keys (`ROLE_ATTRIBUTE_KEYS`) of a lazily decoded span.
+ */
+let reading = false
+
+/** Runs `work` with spans of no known vocabulary read by the generic reader (re-entrant). */
+export function withGenericReading<T>(work: () => T): T {
+  if (reading) return work()
+  reading = true
+  try {
+    return work()
+  } finally {
+    reading = false
+  }
+}
+
 /** The reader of spans no other reader knows, and of runs found by structure. */
 export const genericReader: ConventionReader = {
   convention: 'generic',
   matches: (span) => {
+    if (!reading) return false
     for (const key in span.attributes) if (mayHoldMessages(span.attributes[key]!)) return true
     return toolName(span) !== undefined
   },
