@@ -23,10 +23,14 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, type ServiceProcess, startService } from '../helpers/cli.ts'
 import type { FaultJudge } from '../helpers/fault-judge.ts'
 import {
+  askedAgainAfterKept,
+  JUDGE_STEPS,
   judgedScorerPreamble,
+  keptAnswers,
   repeatedRequests,
   startCountingJudge,
   unexplainedRepeats,
+  unkeptAtKills,
 } from '../helpers/fault-ledger.ts'
 import {
   deliveredRuns,
@@ -54,6 +58,7 @@ const PARTITIONS = 4
 const SCORERS = ['answered', 'judged']
 /** A judge request made this long before a kill may be made again: the kill hit before its score was recorded. */
 const IN_FLIGHT_WINDOW_MS = 5_000
+const REPEATED = 'tracescore_judge_requests_repeated_total'
 
 describe('kill -9 of tracescore run during a stream', () => {
   const kafka = testKafka('fault-kill')
@@ -88,7 +93,8 @@ describe('kill -9 of tracescore run during a stream', () => {
   it(`scores every run produced (${RUNS} per 150 s) across ${KILLS} kills: no score changes, no run judged twice but those judged as a kill hit`, async () => {
     await createTopic(kafka, topic, PARTITIONS)
     receiver = await startOtlpReceiver()
-    judge = await startCountingJudge()
+    // As the issue's judge: 50–100 ms per answer.
+    judge = await startCountingJudge(() => 50 + Math.random() * 50)
     const rx = receiver
     const config = configFor(groupId)
     // Traffic for 300 s at most: enough for the five kills on a slow machine.
@@ -131,6 +137,10 @@ describe('kill -9 of tracescore run during a stream', () => {
     const inFlightAtKill: { scoredBy: number; committed: Map<number, number>; produced: number }[] = []
     const kills: (NodeJS.Signals | null)[] = []
     const killedAt: number[] = []
+    /** Judge requests received and not answered yet, at each kill (the judge's own count). */
+    const judgeInFlight: number[] = []
+    /** Requests each killed process counted as asked again (scraped just before its kill). */
+    const countedRepeats: number[] = []
     // Each kill hits a process in steady streaming: it has run 3 s and caught up with the producer
     // to within ~2 s of traffic (after a restart it first replays the backlog of the rejoin).
     for (let k = 0; k < KILLS; k++) {
@@ -142,7 +152,9 @@ describe('kill -9 of tracescore run during a stream', () => {
         250,
       )
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000))
+      countedRepeats.push((await service.metric(REPEATED).catch(() => undefined)) ?? 0)
       killedAt.push(Date.now())
+      judgeInFlight.push(judge.inFlight())
       await service.kill9()
       kills.push((await service.exited).signal)
       // The process is dead: the group's committed offsets are what it managed to commit, and the
@@ -181,6 +193,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       30_000,
       () => 'final commit',
     )
+    countedRepeats.push((await service.metric(REPEATED)) ?? 0)
     expect(await service.stop()).toBe(0)
 
     // Zero lost: every run has every scorer's span.
@@ -205,15 +218,27 @@ describe('kill -9 of tracescore run during a stream', () => {
     const duplicates = rx.duplicates()
     const byKey = judge!.byKey
     const repeats = repeatedRequests(byKey)
+    // Requests in flight at the kills: sent by the killed process, answer never kept in the ledger.
+    const kept = await keptAnswers(kafka, `${topic}.score_ledger`)
+    const inFlight = unkeptAtKills(judge!, kept, killedAt)
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     console.log(
       `kill -9 x${KILLS}: ${runs.length} runs, ${rx.scores.size} score spans, ${duplicates} re-deliveries ` +
         `(bound ${bound}: scored-but-uncommitted at the kills), ${rx.changed()} changed, ` +
-        `${byKey.size} runs judged, ${repeats} repeated judge requests, ${samples.length} commit samples`,
+        `${byKey.size} judge steps asked, ${judge!.log.length} judge requests, ` +
+        `${repeats} repeated judge requests, in flight at the kills ${sum(inFlight)} ` +
+        `(answer not kept: ${inFlight.join('/')}; at the judge, not answered yet: ${judgeInFlight.join('/')}), ` +
+        `counted by the service ${sum(countedRepeats)} (${countedRepeats.join('/')}), ${samples.length} commit samples`,
     )
     expect(duplicates).toBeLessThanOrEqual(bound)
     // The ledger's guarantees: a re-delivered score is the recorded one, a recorded run is not judged again.
     expect(rx.changed()).toBe(0)
-    expect(byKey.size).toBe(runs.length)
+    expect(byKey.size).toBe(runs.length * JUDGE_STEPS)
+    // A kept answer is never asked for again: only requests in flight at a kill are repeated.
+    expect(askedAgainAfterKept(judge!, kept)).toEqual([])
+    expect(repeats).toBeLessThanOrEqual(sum(inFlight))
+    // The service's own count of repeated requests: never more than the judge saw.
+    expect(sum(countedRepeats)).toBeLessThanOrEqual(repeats)
     const faults = killedAt.map((at) => ({ from: at, to: at }))
     expect(unexplainedRepeats(byKey, faults, IN_FLIGHT_WINDOW_MS)).toEqual([])
   })
@@ -266,7 +291,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       ([key, times]) => times.length !== judgedBefore.get(key)! + 1,
     )
     expect(judgedAgain.map(([key]) => key)).toEqual([])
-    expect(judge!.byKey.size).toBe(runs.length)
+    expect(judge!.byKey.size).toBe(runs.length * JUDGE_STEPS)
     // The judge answered differently: the rescored values replace the recorded ones.
     expect(receiver!.changed()).toBeGreaterThan(0)
   })
