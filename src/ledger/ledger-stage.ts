@@ -100,7 +100,7 @@ export function ledgerScoring(
  * hash as a kept answer takes that answer (`tracescore_judge_answers_reused_total`); a step noted
  * as asked but never answered is asked again and counted as repeated
  * (`tracescore_judge_requests_repeated_total`: its request was under way when a process died);
- * the note that a step is being asked goes out without waiting, the answer is waited for. With
+ * the note that a step's request was sent goes out without waiting, the answer is waited for. With
  * `rescore` nothing is reused or counted: every step asks again. A failed write is logged and
  * the scoring goes on (that answer is only not kept).
  */
@@ -120,6 +120,7 @@ function stepAnswers(
   const kept = (step: string) => (ctx.rescore ? undefined : ledger.keptStep(ctx.searched, key, step))
   const failed = (error: unknown) =>
     ctx.logger?.warn({ err: error, key }, 'score ledger: a judge answer could not be kept')
+  const sent = new Set<string>()
   return {
     recall(step, hash) {
       const known = kept(step)
@@ -128,6 +129,9 @@ function stepAnswers(
       return known.answer
     },
     asking(step, hash) {
+      // Once per step of this scoring: its retries are the same request, not a repeat.
+      if (sent.has(step)) return
+      sent.add(step)
       const known = kept(step)
       if (known !== undefined && known.answer === undefined && known.hash === hash)
         metrics?.judgeRequestsRepeated.inc({ scorer })

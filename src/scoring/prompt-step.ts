@@ -157,8 +157,11 @@ async function askOrRecall(name: ScorerStepName, nonce: string, request: JudgeRe
   })
   const kept = answers.recall(name, hash)
   if (kept !== undefined) return kept
-  answers.asking(name, hash)
-  const { output, usage, attemptCount, modelCallCount, finishReason } = await requestJudge(request)
+  // Noted as each call is sent, not while it waits for a judge slot: a call that waited is not under way.
+  const { output, usage, attemptCount, modelCallCount, finishReason } = await requestJudge({
+    ...request,
+    onSend: () => answers.asking(name, hash),
+  })
   const answer: KeptAnswer = {
     output,
     usage,

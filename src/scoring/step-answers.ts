@@ -24,7 +24,7 @@ export interface KeptAnswer {
 export interface StepAnswers {
   /** The answer kept for this step and prompt hash, if any. Undefined: ask the judge. */
   recall(step: ScorerStepName, promptHash: string): KeptAnswer | undefined
-  /** Called as the judge is about to be asked (notes the request, so a repeat of it can be counted). */
+  /** Called as each request of the step is sent (notes it as under way, so a repeat of it can be counted). */
   asking(step: ScorerStepName, promptHash: string): void
   /** Keeps the answer durably; resolves when it is kept (or could not be: it is then only lost). */
   keep(step: ScorerStepName, promptHash: string, answer: KeptAnswer): Promise<void>
