@@ -16,6 +16,7 @@ import { createMetrics } from '../ops/metrics.ts'
 import { scoreTrace } from '../score-trace.ts'
 import { createScorer } from '../scoring/create-scorer.ts'
 import { createJudge } from '../scoring/judge.ts'
+import type { JudgeLimiter } from '../scoring/judge-limiter.ts'
 import { type ScriptedJudge, scriptedJudge } from '../scoring/testing/scripted-judge.ts'
 import { isAnswerKey } from './kept-answers.ts'
 import { createLedgerStage } from './ledger-stage.ts'
@@ -69,7 +70,11 @@ function oneTrace(): IngestedTrace {
 }
 
 /** A process: the ledger stage on the shared ledger topic, and scoring of a trace through it. */
-async function startProcess(log: MemoryLedgerLog, scorer: unknown, options: { rescore?: boolean } = {}) {
+async function startProcess(
+  log: MemoryLedgerLog,
+  scorer: unknown,
+  options: { rescore?: boolean; limiter?: JudgeLimiter } = {},
+) {
   const config = resolveConfig({ ledger: { enabled: true }, scorers: { judged: { scorer } } as never }, {})
   const metrics = createMetrics()
   const stage = createLedgerStage({
@@ -88,7 +93,7 @@ async function startProcess(log: MemoryLedgerLog, scorer: unknown, options: { re
     const fromLedger = await stage.scoring()!.prepare(trace)
     const scores = await scoreTrace(trace.spans, {
       scorers: config.scorers,
-      judge: createJudge(),
+      judge: createJudge(options.limiter ? { limiter: options.limiter } : {}),
       recorded: fromLedger.recorded,
       answers: fromLedger.answers,
     })
@@ -104,10 +109,15 @@ async function dieDuringReason(log: MemoryLedgerLog, trace: IngestedTrace) {
   const judge = judgeOf({ dies: true })
   const process = await startProcess(log, twoStepScorer(judge))
   await process.score(trace)
-  const kept = log.records(0).filter((r) => isAnswerKey(String(r.key)))
-  // Asked (score), answered (score), asked (reason): the process dies here.
-  expect(kept.map((r) => JSON.parse(String(r.value))).map((v) => [v.step, 'answer' in v])).toEqual([
-    ['generateScore', false],
+  const kept = () => log.records(0).filter((r) => isAnswerKey(String(r.key)))
+  // The note that the reason request is under way goes out with the next write, or alone after 20 ms.
+  for (let i = 0; i < 100 && kept().length < 2; i++) await new Promise((r) => setTimeout(r, 5))
+  // The score step's answer (its note went in the same write, replaced), the reason step's note: the process dies here.
+  expect(
+    kept()
+      .map((r) => JSON.parse(String(r.value)))
+      .map((v) => [v.step, 'answer' in v]),
+  ).toEqual([
     ['generateScore', true],
     ['generateReason', false],
   ])
@@ -160,6 +170,41 @@ describe('judge answers kept in the score ledger', () => {
     await rescoring.score(trace)
     expect(judge.calls.length).toBe(2)
     expect(await rescoring.count('tracescore_judge_requests_repeated_total')).toBe(0)
+  })
+
+  it('a request still waiting for a judge slot is not noted as under way; a retried step is one request', async () => {
+    const log = createMemoryLedgerLog(1)
+    const trace = oneTrace()
+    const steps = () =>
+      log.records(0).map((r) => JSON.parse(String(r.value)) as { step: string; answer?: unknown })
+    // The process dies while its request waits for a slot: it was never sent.
+    const waiting: JudgeLimiter = { schedule: () => new Promise(() => {}) }
+    const stuck = await startProcess(log, twoStepScorer(judgeOf()), { limiter: waiting })
+    void stuck.score(trace)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(steps()).toEqual([])
+
+    // Not JSON, then a score: two model calls of one step, noted once.
+    let first = true
+    const judge = scriptedJudge([
+      (call) => {
+        if (JSON.stringify(call.prompt).includes('Explain the score')) return 'a reason'
+        if (first) {
+          first = false
+          return 'no JSON here'
+        }
+        return '{"score": 0.25}'
+      },
+    ])
+    const next = await startProcess(log, twoStepScorer(judge))
+    const { scores } = await next.score(trace)
+    expect(judge.calls.length).toBe(3)
+    expect(scores.records[0]!.score).toBe(0.25)
+    expect(steps().map((v) => [v.step, v.answer !== undefined])).toEqual([
+      ['generateScore', true],
+      ['generateReason', true],
+    ])
+    expect(await next.count('tracescore_judge_requests_repeated_total')).toBe(0)
   })
 
   it('a recorded decision drops its run’s kept steps, at once and when a process loads the partition', async () => {

@@ -59,24 +59,44 @@ export function decodeAnswerValue(value: Buffer | string): AnswerValue | undefin
   }
 }
 
+/** Ledger writes shared by decisions and judge steps (`batchedWrites`). */
+export interface BatchedWrites {
+  /** Writes the records; resolves once the broker acknowledged them (acks = all). */
+  write(records: readonly LedgerLogWrite[]): Promise<void>
+  /**
+   * Adds records to the next write without waiting for it; when none starts within `lingerMs`,
+   * they go on their own then.
+   */
+  attach(records: readonly LedgerLogWrite[]): void
+}
+
 /**
  * Writes in batches without waiting to fill them (a group commit): a write goes out at once when
  * none is under way; the ones asked for meanwhile go together when it is acknowledged. So a judge
- * answer is kept within about one broker round trip, and many answers share one request under load.
+ * answer is kept within about one broker round trip, and many answers share one request under
+ * load. Attached records ride along with the next write (at most `lingerMs` later); a record
+ * followed in the same batch by one with the same partition and key is left out (the later one
+ * replaces it for every reader), so a note that a request is under way costs nothing when its
+ * answer comes within the linger.
  */
 export function batchedWrites(
   write: (records: readonly LedgerLogWrite[]) => Promise<void>,
-): (records: readonly LedgerLogWrite[]) => Promise<void> {
+  lingerMs = 20,
+): BatchedWrites {
   let queue: { records: readonly LedgerLogWrite[]; done: (error?: unknown) => void }[] = []
+  let attached: LedgerLogWrite[] = []
   let sending = false
+  let linger: NodeJS.Timeout | undefined
   const flush = async () => {
     sending = true
     while (queue.length > 0) {
       const batch = queue
+      const records = [...attached, ...batch.flatMap((b) => b.records)]
       queue = []
+      attached = []
       let failure: unknown
       try {
-        await write(batch.flatMap((b) => b.records))
+        await write(latestPerKey(records))
       } catch (error) {
         failure = error ?? new Error('ledger write failed')
       }
@@ -84,9 +104,32 @@ export function batchedWrites(
     }
     sending = false
   }
-  return (records) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ records, done: (error) => (error === undefined ? resolve() : reject(error)) })
-      if (!sending) void flush()
-    })
+  const batches: BatchedWrites = {
+    write: (records) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ records, done: (error) => (error === undefined ? resolve() : reject(error)) })
+        if (!sending) void flush()
+      }),
+    attach(records) {
+      attached.push(...records)
+      linger ??= setTimeout(() => {
+        linger = undefined
+        // A failed write of notes alone is only a note lost.
+        if (attached.length > 0) batches.write([]).catch(() => {})
+      }, lingerMs)
+      linger.unref?.()
+    },
+  }
+  return batches
+}
+
+/** The records without those followed by one with the same partition and key, in their order. */
+function latestPerKey(records: readonly LedgerLogWrite[]): LedgerLogWrite[] {
+  const last = new Map<string, number>()
+  records.forEach((r, i) => {
+    last.set(`${r.partition}\u0000${r.key}`, i)
+  })
+  return last.size === records.length
+    ? [...records]
+    : records.filter((r, i) => last.get(`${r.partition}\u0000${r.key}`) === i)
 }

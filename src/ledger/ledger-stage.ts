@@ -100,7 +100,7 @@ export function ledgerScoring(
  * hash as a kept answer takes that answer (`tracescore_judge_answers_reused_total`); a step noted
  * as asked but never answered is asked again and counted as repeated
  * (`tracescore_judge_requests_repeated_total`: its request was under way when a process died);
- * the note that a step's request was sent goes out without waiting, the answer is waited for. With
+ * the note that a step's request was sent rides with the next write, the answer is waited for. With
  * `rescore` nothing is reused or counted: every step asks again. A failed write is logged and
  * the scoring goes on (that answer is only not kept).
  */
@@ -135,7 +135,7 @@ function stepAnswers(
       const known = kept(step)
       if (known !== undefined && known.answer === undefined && known.hash === hash)
         metrics?.judgeRequestsRepeated.inc({ scorer })
-      ledger.keepStep(ctx.partitions, key, step, hash).catch(failed)
+      void ledger.keepStep(ctx.partitions, key, step, hash)
     },
     async keep(step, hash, answer) {
       await ledger.keepStep(ctx.partitions, key, step, hash, answer).catch(failed)

@@ -3,6 +3,7 @@ import type { Decision } from '../scoring/score-run.ts'
 import type { KeptAnswer } from '../scoring/step-answers.ts'
 import {
   answerKey,
+  type BatchedWrites,
   batchedWrites,
   decodeAnswerValue,
   encodeAnswerValue,
@@ -50,9 +51,9 @@ export interface ScoreLedger {
   /** What is kept of a judge step of the undecided `decisionKey`, in any of the partitions. */
   keptStep(partitions: readonly number[], decisionKey: string, step: string): KeptStep | undefined
   /**
-   * Keeps a judge step (asked with this prompt hash; answered when `answer` is given) in every
-   * partition the run's records came from, batched with the other steps being kept; resolves when
-   * acknowledged. Known to `keptStep` at once.
+   * Keeps a judge step in every partition the run's records came from, known to `keptStep` at
+   * once. With `answer`: written in the next batch, resolves when acknowledged. Without (its
+   * request was sent, this prompt hash): attached to the next write, resolves at once.
    */
   keepStep(
     partitions: readonly number[],
@@ -89,6 +90,8 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
   const { log, logger, retentionMs } = options
   const now = options.now ?? Date.now
   const partitions = new Map<number, PartitionState>()
+  // Decisions and judge steps share one group commit.
+  const batches = batchedWrites((records) => log.write(records))
   let generation = 0
   let stopped = false
 
@@ -147,7 +150,7 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       if (writes.length === 0 || to.length === 0) return
       const atMs = now()
       const values = writes.map((w) => ({ key: w.key, value: encodeLedgerValue(w.decision, atMs) }))
-      await log.write(to.flatMap((partition) => values.map((v) => ({ partition, ...v }))))
+      await batches.write(to.flatMap((partition) => values.map((v) => ({ partition, ...v }))))
       // Known at once here (the follower reads them back later, unchanged).
       for (const p of to) {
         const state = partitions.get(p)
@@ -158,7 +161,7 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
         if (state) trim(state)
       }
     },
-    ...keptSteps(partitions, log, now, retentionMs),
+    ...keptSteps(partitions, batches, now, retentionMs),
     onRecords(partition, records) {
       const state = partitions.get(partition)
       if (state === undefined || records.length === 0) return
@@ -226,11 +229,10 @@ function expireState(state: PartitionState, oldest: number): void {
  */
 function keptSteps(
   partitions: ReadonlyMap<number, PartitionState>,
-  log: LedgerLog,
+  writes: BatchedWrites,
   now: () => number,
   retentionMs: number,
 ): Pick<ScoreLedger, 'keptStep' | 'keepStep'> {
-  const write = batchedWrites((records) => log.write(records))
   return {
     keptStep(from, decisionKey, step) {
       for (const p of from) {
@@ -248,7 +250,10 @@ function keptSteps(
       }
       const key = answerKey(decisionKey, step)
       const value = encodeAnswerValue({ ...kept, of: decisionKey, step })
-      await write(to.map((partition) => ({ partition, key, value })))
+      const records = to.map((partition) => ({ partition, key, value }))
+      // A request under way is noted with the next write (no broker request of its own); an answer is waited for.
+      if (answer === undefined) writes.attach(records)
+      else await writes.write(records)
     },
   }
 }

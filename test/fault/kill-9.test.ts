@@ -1,13 +1,16 @@
 /**
  * kill -9 of `tracescore run` (the built CLI, as users run it) five times during a stream of agent
- * runs, scored by a code scorer and an LLM judge (the scripted judge in this process, answering
- * every request with a new random score and counting requests per (trace, agent span, scorer)),
- * with the score ledger on. Proves at-least-once: every run is scored (its score spans reach a
- * local OTLP receiver), a committed offset never covers a run whose scores were not delivered, and
- * re-deliveries are at most the runs that were scored but not yet committed when each kill hit.
- * The ledger makes the rest exact: no score span ever arrives with another value, and no run is
- * judged twice except one whose judge request was under way when a kill hit (within a few
- * seconds before it: nothing was recorded for it yet). Then, with everything committed: a restart
+ * runs, scored by a code scorer and a two-step LLM judge (score, then reason; the scripted judge
+ * in this process, answering every request after 50–100 ms with a new random score or reason and
+ * counting requests per (trace, agent span, scorer, step)), with the score ledger on. Proves
+ * at-least-once: every run is scored (its score spans reach a local OTLP receiver), a committed
+ * offset never covers a run whose scores were not delivered, and re-deliveries are at most the
+ * runs that were scored but not yet committed when each kill hit. The ledger makes the rest exact:
+ * no score span ever arrives with another value, a judge answer kept in the ledger is never asked
+ * for again, and the repeated judge requests are at most the requests in flight at the kills (sent
+ * by the killed process, answer never kept), all within a few seconds before a kill; the
+ * service's own count of them (`tracescore_judge_requests_repeated_total`, scraped before each
+ * kill) is at most the judge's. Then, with everything committed: a restart
  * asks the judge nothing, a restart that reads the whole topic again (a new group) nor a `replay`
  * ask it nothing and deliver every score unchanged, and `replay --rescore` asks it once per run.
  *
@@ -59,6 +62,12 @@ const SCORERS = ['answered', 'judged']
 /** A judge request made this long before a kill may be made again: the kill hit before its score was recorded. */
 const IN_FLIGHT_WINDOW_MS = 5_000
 const REPEATED = 'tracescore_judge_requests_repeated_total'
+/**
+ * Judge requests at once (`judges.defaultLimits.concurrency`). Two steps of 50–100 ms at the
+ * issue's 10,000 runs per 150 s need about 16 on an idle machine; FAULT_KILL_JUDGE_CONCURRENCY=32
+ * leaves room on a loaded one.
+ */
+const JUDGE_CONCURRENCY = Number(process.env.FAULT_KILL_JUDGE_CONCURRENCY ?? 16)
 
 describe('kill -9 of tracescore run during a stream', () => {
   const kafka = testKafka('fault-kill')
@@ -83,7 +92,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       sessionTimeoutMs: 10_000,
       preamble: judgedScorerPreamble,
       scorers: '{ answered: { scorer: answeredScorer }, judged: { scorer: judged } }',
-      judges: '{ defaultLimits: { concurrency: 16 }, timeoutMs: 10000 }',
+      judges: `{ defaultLimits: { concurrency: ${JUDGE_CONCURRENCY} }, timeoutMs: 10000 }`,
       ledger: '{ enabled: true }',
     })
   const env = () => ({ FAULT_JUDGE_URL: judge!.baseURL })
