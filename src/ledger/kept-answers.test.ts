@@ -18,7 +18,7 @@ import { createScorer } from '../scoring/create-scorer.ts'
 import { createJudge } from '../scoring/judge.ts'
 import type { JudgeLimiter } from '../scoring/judge-limiter.ts'
 import { type ScriptedJudge, scriptedJudge } from '../scoring/testing/scripted-judge.ts'
-import { isAnswerKey } from './kept-answers.ts'
+import { batchedWrites, isAnswerKey } from './kept-answers.ts'
 import { createLedgerStage } from './ledger-stage.ts'
 import { createScoreLedger } from './score-ledger.ts'
 import { createMemoryLedgerLog, type MemoryLedgerLog } from './testing/memory-ledger-log.ts'
@@ -233,5 +233,48 @@ describe('judge answers kept in the score ledger', () => {
       hash: 'h2',
       answer,
     })
+  })
+})
+
+describe('batchedWrites (the ledger group commit)', () => {
+  /** A log write that holds each request until released, recording what each carried. */
+  function heldLog() {
+    const sent: string[][] = []
+    const release: (() => void)[] = []
+    const write = (records: readonly { key: string; value: string }[]) => {
+      sent.push(records.map((r) => `${r.key}=${r.value}`))
+      return new Promise<void>((resolve) => release.push(resolve))
+    }
+    return { sent, release, write }
+  }
+  const rec = (key: string) => ({ partition: 0, key, value: key })
+
+  it('sends at once when idle; what is asked meanwhile goes in one request when it is acknowledged', async () => {
+    const log = heldLog()
+    const batches = batchedWrites(log.write)
+    const a = batches.write([rec('a')])
+    const b = batches.write([rec('b')])
+    const c = batches.write([rec('c')])
+    expect(log.sent).toEqual([['a=a']])
+    log.release.shift()!()
+    await a
+    await new Promise((r) => setTimeout(r, 0))
+    expect(log.sent).toEqual([['a=a'], ['b=b', 'c=c']])
+    log.release.shift()!()
+    await Promise.all([b, c])
+  })
+
+  it('attached records ride with the next write, replaced by a later record of their key, or go alone after the linger', async () => {
+    const log = heldLog()
+    const batches = batchedWrites(log.write, 10)
+    batches.attach([rec('note-1'), rec('x')])
+    const w = batches.write([{ partition: 0, key: 'x', value: 'answer' }])
+    expect(log.sent).toEqual([['note-1=note-1', 'x=answer']])
+    log.release.shift()!()
+    await w
+    batches.attach([rec('note-2')])
+    expect(log.sent.length).toBe(1)
+    await new Promise((r) => setTimeout(r, 30))
+    expect(log.sent).toEqual([['note-1=note-1', 'x=answer'], ['note-2=note-2']])
   })
 })
