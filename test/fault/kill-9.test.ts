@@ -68,6 +68,8 @@ const REPEATED = 'tracescore_judge_requests_repeated_total'
  * leaves room on a loaded one.
  */
 const JUDGE_CONCURRENCY = Number(process.env.FAULT_KILL_JUDGE_CONCURRENCY ?? 16)
+/** The judge's latency range in ms (`FAULT_KILL_JUDGE_MS=50-100`, the issue's judge, by default). */
+const JUDGE_MS = (process.env.FAULT_KILL_JUDGE_MS ?? '50-100').split('-').map(Number) as [number, number]
 
 describe('kill -9 of tracescore run during a stream', () => {
   const kafka = testKafka('fault-kill')
@@ -102,8 +104,7 @@ describe('kill -9 of tracescore run during a stream', () => {
   it(`scores every run produced (${RUNS} per 150 s) across ${KILLS} kills: no score changes, no run judged twice but those judged as a kill hit`, async () => {
     await createTopic(kafka, topic, PARTITIONS)
     receiver = await startOtlpReceiver()
-    // As the issue's judge: 50–100 ms per answer.
-    judge = await startCountingJudge(() => 50 + Math.random() * 50)
+    judge = await startCountingJudge(() => JUDGE_MS[0] + Math.random() * (JUDGE_MS[1] - JUDGE_MS[0]))
     const rx = receiver
     const config = configFor(groupId)
     // Traffic for 300 s at most: enough for the five kills on a slow machine.
