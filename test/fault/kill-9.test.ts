@@ -6,8 +6,9 @@
  * at-least-once: every run is scored (its score spans reach a local OTLP receiver), a committed
  * offset never covers a run whose scores were not delivered, and re-deliveries are at most the
  * runs that were scored but not yet committed when each kill hit. The ledger makes the rest exact:
- * no score span ever arrives with another value, a judge answer kept in the ledger is never asked
- * for again, and the repeated judge requests are at most the requests in flight at the kills (sent
+ * no score span ever arrives with another value, every judge answer is kept in the ledger unless a
+ * kill hit within a few seconds of its request, a kept answer is never asked for again, and the
+ * repeated judge requests are at most the requests in flight at the kills (sent
  * by the killed process, answer never kept), all within a few seconds before a kill; the
  * service's own count of them (`tracescore_judge_requests_repeated_total`, scraped before each
  * kill) is at most the judge's. Then, with everything committed: a restart
@@ -34,6 +35,7 @@ import {
   startCountingJudge,
   unexplainedRepeats,
   unkeptAtKills,
+  unkeptAwayFromKills,
 } from '../helpers/fault-ledger.ts'
 import {
   deliveredRuns,
@@ -244,7 +246,9 @@ describe('kill -9 of tracescore run during a stream', () => {
     // The ledger's guarantees: a re-delivered score is the recorded one, a recorded run is not judged again.
     expect(rx.changed()).toBe(0)
     expect(byKey.size).toBe(runs.length * JUDGE_STEPS)
-    // A kept answer is never asked for again: only requests in flight at a kill are repeated.
+    // Every answer is kept unless a kill cut its request short; a kept answer is never asked for
+    // again: only requests in flight at a kill are repeated.
+    expect(unkeptAwayFromKills(judge!, kept, killedAt, IN_FLIGHT_WINDOW_MS)).toBe(0)
     expect(askedAgainAfterKept(judge!, kept)).toEqual([])
     expect(repeats).toBeLessThanOrEqual(sum(inFlight))
     // The service's own count of repeated requests: never more than the judge saw.

@@ -96,6 +96,24 @@ export function unkeptAtKills(
   })
 }
 
+/**
+ * Judge requests whose answer was never kept although no kill hit within `windowMs` after they
+ * were received: the ledger should have kept them (a request cut by a kill is under way then).
+ */
+export function unkeptAwayFromKills(
+  judge: Pick<FaultJudge, 'log'>,
+  kept: ReadonlySet<string>,
+  killedAt: readonly number[],
+  windowMs: number,
+): number {
+  return judge.log.filter(
+    (r) =>
+      judgeKeyOf(r.prompt) !== undefined &&
+      !wasKept(kept, r.reply) &&
+      !killedAt.some((at) => r.at <= at && r.at >= at - windowMs),
+  ).length
+}
+
 /** (run, scorer, step) keys asked again after an answer to them was kept: the ledger should have given it. */
 export function askedAgainAfterKept(judge: Pick<FaultJudge, 'log'>, kept: ReadonlySet<string>): string[] {
   const answered = new Set<string>()
