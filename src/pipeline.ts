@@ -177,6 +177,7 @@ function scorerOf(
       scoredRunSpanIds: trace.scoredAgentSpanIds,
       incomplete: trace.incomplete,
       recorded: fromLedger?.recorded,
+      answers: fromLedger?.answers,
     })
     logGaps(scores, trace.traceId)
     for (const d of scores.decisions)

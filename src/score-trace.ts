@@ -8,7 +8,7 @@ import {
 } from './model/index.ts'
 import type { Metrics } from './ops/metrics.ts'
 import type { Judge } from './scoring/judge.ts'
-import { type Decision, scoreRun } from './scoring/score-run.ts'
+import { type Decision, type ScoreRunDeps, scoreRun } from './scoring/score-run.ts'
 import { extractAgentRuns } from './transform/index.ts'
 import { type NoRunReason, whyNoRun } from './transform/trace-gaps.ts'
 
@@ -44,6 +44,8 @@ export interface ScoreTraceOptions {
    * is, and the scorer is not run (no judge call, nothing counted again). Undefined: score it.
    */
   recorded?: (run: AgentRun, name: string, entry: ScorerEntry) => Decision | undefined
+  /** The judge answers kept for a (run, scorer), from the score ledger (see `ScoreRunDeps.answers`). */
+  answers?: ScoreRunDeps['answers']
 }
 
 /**
@@ -77,9 +79,9 @@ export async function scoreTrace(spans: Span[], options: ScoreTraceOptions): Pro
       metrics?.runs.inc({ agent: run.agentName ?? 'unknown', convention: run.convention })
       for (const part of unrecordedParts(run))
         metrics?.unrecordedParts.inc({ part, convention: run.convention })
-      const { judge, now, clock } = options
+      const { judge, now, clock, answers } = options
       const { fresh, recorded } = splitRecorded(run, options)
-      const decisions = await scoreRun(run, fresh, { judge, now, clock })
+      const decisions = await scoreRun(run, fresh, { judge, now, clock, answers })
       for (const d of decisions) {
         metrics?.decisions.inc({ scorer: d.scorer, outcome: d.outcome })
         if (d.outcome === 'not-scorable')

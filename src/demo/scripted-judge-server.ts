@@ -47,8 +47,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
 export interface ScriptedJudgeOptions {
   /** Port on 127.0.0.1; 0 (default) takes a free one. */
   port?: number
-  /** Added to every answer, errors included (a provider's latency). Default 0. */
-  latencyMs?: number
+  /** Added to every answer, errors included (a provider's latency; a function: drawn per request). Default 0. */
+  latencyMs?: number | (() => number)
 }
 
 /** The running scripted judge. */
@@ -76,7 +76,8 @@ export async function startScriptedJudge(
   options: ScriptedJudgeOptions = {},
 ): Promise<ScriptedJudgeServer> {
   const requests: RecordedJudgeRequest[] = []
-  const latencyMs = options.latencyMs ?? 0
+  const latency = options.latencyMs ?? 0
+  const latencyOf = typeof latency === 'function' ? latency : () => latency
   let counter = 0
   let inFlight = 0
   let maxInFlight = 0
@@ -98,6 +99,7 @@ export async function startScriptedJudge(
       const messages = (body.messages ?? []) as ChatMessage[]
       requests.push({ model, messages, body })
       const reply = replyOf(policy, { model, messages, body })
+      const latencyMs = latencyOf()
       if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs))
       if (typeof reply === 'string')
         answer(res, { id: `chatcmpl-scripted-${++counter}`, model, messages, body }, reply)

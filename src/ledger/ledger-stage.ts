@@ -10,6 +10,7 @@ import type { Metrics } from '../ops/metrics.ts'
 import type { TraceScores } from '../score-trace.ts'
 import { callsJudge } from '../scoring/required-parts.ts'
 import type { Decision } from '../scoring/score-run.ts'
+import type { StepAnswers } from '../scoring/step-answers.ts'
 import { createKafkaLedgerLog, ensureLedgerTopic, type KafkaLedgerLog } from './kafka-ledger-log.ts'
 import { isLedgered, ledgerKey, scorerIdentity } from './ledger-entry.ts'
 import type { LedgerLog } from './ledger-log.ts'
@@ -28,6 +29,8 @@ export interface LedgerScoring {
     recorded: (run: AgentRun, name: string, entry: ScorerEntry) => Decision | undefined
     /** The new decisions of the scores to record (those not taken from the ledger). */
     recording: (scores: TraceScores) => LedgerRecording
+    /** The kept judge answers of a (run, scorer) the ledger has no decision for (`stepAnswers`). */
+    answers: (run: AgentRun, name: string, entry: ScorerEntry) => StepAnswers
   }>
 }
 
@@ -47,6 +50,7 @@ export function ledgerScoring(
   options: {
     scorers: Record<string, ScorerEntry>
     metrics?: Metrics
+    logger?: Logger
     rescore?: boolean
     anywhere?: () => number[]
   },
@@ -72,6 +76,11 @@ export function ledgerScoring(
           reused.add(decision)
           return decision
         },
+        answers(run, name, entry) {
+          const key = keyOf(run.traceId, run.spanId, name, entry)
+          const { rescore, logger } = options
+          return stepAnswers(ledger, { key, scorer: name, searched, partitions, rescore, metrics, logger })
+        },
         recording(scores) {
           const writes = scores.decisions
             .filter((d) => !reused.has(d) && isLedgered(d) && options.scorers[d.scorer] !== undefined)
@@ -82,6 +91,54 @@ export function ledgerScoring(
           return { partitions, writes }
         },
       }
+    },
+  }
+}
+
+/**
+ * The judge steps of one (run, scorer) through the ledger: a step asked with the same prompt
+ * hash as a kept answer takes that answer (`tracescore_judge_answers_reused_total`); a step noted
+ * as asked but never answered is asked again and counted as repeated
+ * (`tracescore_judge_requests_repeated_total`: its request was under way when a process died);
+ * the note that a step's request was sent rides with the next write, the answer is waited for. With
+ * `rescore` nothing is reused or counted: every step asks again. A failed write is logged and
+ * the scoring goes on (that answer is only not kept).
+ */
+function stepAnswers(
+  ledger: ScoreLedger,
+  ctx: {
+    key: string
+    scorer: string
+    searched: readonly number[]
+    partitions: readonly number[]
+    rescore?: boolean
+    metrics?: Metrics
+    logger?: Logger
+  },
+): StepAnswers {
+  const { key, scorer, metrics } = ctx
+  const kept = (step: string) => (ctx.rescore ? undefined : ledger.keptStep(ctx.searched, key, step))
+  const failed = (error: unknown) =>
+    ctx.logger?.warn({ err: error, key }, 'score ledger: a judge answer could not be kept')
+  const sent = new Set<string>()
+  return {
+    recall(step, hash) {
+      const known = kept(step)
+      if (known?.answer === undefined || known.hash !== hash) return undefined
+      metrics?.judgeAnswersReused.inc({ scorer })
+      return known.answer
+    },
+    asking(step, hash) {
+      // Once per step of this scoring: its retries are the same request, not a repeat.
+      if (sent.has(step)) return
+      sent.add(step)
+      const known = kept(step)
+      if (known !== undefined && known.answer === undefined && known.hash === hash)
+        metrics?.judgeRequestsRepeated.inc({ scorer })
+      void ledger.keepStep(ctx.partitions, key, step, hash)
+    },
+    async keep(step, hash, answer) {
+      await ledger.keepStep(ctx.partitions, key, step, hash, answer).catch(failed)
     },
   }
 }
@@ -208,6 +265,7 @@ export function createLedgerStage(options: LedgerStageOptions): LedgerStage {
   const scoring = ledgerScoring(ledger, {
     scorers: config.scorers,
     metrics: options.metrics,
+    logger,
     rescore: options.rescore,
     anywhere: options.replay ? () => allPartitions : undefined,
   })

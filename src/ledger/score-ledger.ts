@@ -1,5 +1,15 @@
 import type { Logger } from '../ops/logger.ts'
 import type { Decision } from '../scoring/score-run.ts'
+import type { KeptAnswer } from '../scoring/step-answers.ts'
+import {
+  answerKey,
+  type BatchedWrites,
+  batchedWrites,
+  decodeAnswerValue,
+  encodeAnswerValue,
+  isAnswerKey,
+  type KeptStep,
+} from './kept-answers.ts'
 import { decodeLedgerValue, encodeLedgerValue, type LedgerDecision } from './ledger-entry.ts'
 import type { LedgerLog, LedgerLogRecord } from './ledger-log.ts'
 
@@ -38,6 +48,20 @@ export interface ScoreLedger {
   lookup(partitions: readonly number[], key: string): LedgerDecision | undefined
   /** Writes the decisions into every partition the run's records came from; resolves when acknowledged. */
   record(partitions: readonly number[], writes: readonly LedgerWrite[]): Promise<void>
+  /** What is kept of a judge step of the undecided `decisionKey`, in any of the partitions. */
+  keptStep(partitions: readonly number[], decisionKey: string, step: string): KeptStep | undefined
+  /**
+   * Keeps a judge step in every partition the run's records came from, known to `keptStep` at
+   * once. With `answer`: written in the next batch, resolves when acknowledged. Without (its
+   * request was sent, this prompt hash): attached to the next write, resolves at once.
+   */
+  keepStep(
+    partitions: readonly number[],
+    decisionKey: string,
+    step: string,
+    hash: string,
+    answer?: KeptAnswer,
+  ): Promise<void>
   /** Hands records read from the ledger topic to the ledger (the log's reader calls it). */
   onRecords(partition: number, records: readonly LedgerLogRecord[]): void
   /** Forgets entries older than the retention. */
@@ -51,6 +75,8 @@ export interface ScoreLedger {
 /** What is held for one assigned partition. */
 interface PartitionState {
   entries: Map<string, { atMs: number; decision: LedgerDecision }>
+  /** Judge steps of runs not decided yet: decision key → step → what is kept. */
+  answers: Map<string, Map<string, KeptStep>>
   /** Next offset to read; undefined until its offsets are known. */
   next: bigint | undefined
   /** Read up to here (exclusive) to count as loaded; undefined until known. */
@@ -64,6 +90,8 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
   const { log, logger, retentionMs } = options
   const now = options.now ?? Date.now
   const partitions = new Map<number, PartitionState>()
+  // Decisions and judge steps share one group commit.
+  const batches = batchedWrites((records) => log.write(records))
   let generation = 0
   let stopped = false
 
@@ -89,7 +117,12 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       for (const p of assigned) {
         let state = partitions.get(p)
         if (state === undefined) {
-          state = { entries: new Map(), next: undefined, target: undefined } as PartitionState
+          state = {
+            entries: new Map(),
+            answers: new Map(),
+            next: undefined,
+            target: undefined,
+          } as PartitionState
           partitions.set(p, state)
         }
         // Kept partitions too: another instance may have written to them since (a rejoin).
@@ -117,14 +150,18 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
       if (writes.length === 0 || to.length === 0) return
       const atMs = now()
       const values = writes.map((w) => ({ key: w.key, value: encodeLedgerValue(w.decision, atMs) }))
-      await log.write(to.flatMap((partition) => values.map((v) => ({ partition, ...v }))))
+      await batches.write(to.flatMap((partition) => values.map((v) => ({ partition, ...v }))))
       // Known at once here (the follower reads them back later, unchanged).
       for (const p of to) {
         const state = partitions.get(p)
-        for (const v of state ? values : []) refresh(state!.entries, v.key, decodeLedgerValue(v.value)!)
+        for (const v of state ? values : []) {
+          refresh(state!.entries, v.key, decodeLedgerValue(v.value)!)
+          state!.answers.delete(v.key)
+        }
         if (state) trim(state)
       }
     },
+    ...keptSteps(partitions, batches, now, retentionMs),
     onRecords(partition, records) {
       const state = partitions.get(partition)
       if (state === undefined || records.length === 0) return
@@ -136,8 +173,7 @@ export function createScoreLedger(options: ScoreLedgerOptions): ScoreLedger {
     },
     expire() {
       const oldest = now() - retentionMs
-      for (const state of partitions.values())
-        for (const [key, entry] of state.entries) if (entry.atMs < oldest) state.entries.delete(key)
+      for (const state of partitions.values()) expireState(state, oldest)
     },
     size() {
       let n = 0
@@ -165,14 +201,89 @@ function applyRecords(
   for (const record of records) {
     if (state.next !== undefined && BigInt(record.offset) < state.next) continue
     const key = record.key === null ? undefined : String(record.key)
-    if (key !== undefined) {
+    if (key !== undefined && isAnswerKey(key)) applyStep(state, record, oldestMs, onInvalid)
+    else if (key !== undefined) {
       const value = record.value === null ? undefined : decodeLedgerValue(record.value)
       if (value === undefined || value.atMs < oldestMs) state.entries.delete(key)
       else refresh(state.entries, key, value)
+      // A decision made: its run's judge steps are not needed any more.
+      state.answers.delete(key)
       if (record.value !== null && value === undefined) onInvalid(record.offset)
     }
     state.next = BigInt(record.offset) + 1n
   }
+}
+
+/** Forgets the entries and judge steps of a partition written before `oldest`. */
+function expireState(state: PartitionState, oldest: number): void {
+  for (const [key, entry] of state.entries) if (entry.atMs < oldest) state.entries.delete(key)
+  for (const [key, steps] of state.answers) {
+    for (const [step, kept] of steps) if (kept.atMs < oldest) steps.delete(step)
+    if (steps.size === 0) state.answers.delete(key)
+  }
+}
+
+/**
+ * The judge steps part of the ledger (`keptStep`, `keepStep`): held per partition beside the
+ * decisions, written in batches (`batchedWrites`) so that many answers share one broker request.
+ */
+function keptSteps(
+  partitions: ReadonlyMap<number, PartitionState>,
+  writes: BatchedWrites,
+  now: () => number,
+  retentionMs: number,
+): Pick<ScoreLedger, 'keptStep' | 'keepStep'> {
+  return {
+    keptStep(from, decisionKey, step) {
+      for (const p of from) {
+        const kept = partitions.get(p)?.answers.get(decisionKey)?.get(step)
+        if (kept !== undefined && kept.atMs >= now() - retentionMs) return kept
+      }
+      return undefined
+    },
+    async keepStep(to, decisionKey, step, hash, answer) {
+      if (to.length === 0) return
+      const kept: KeptStep = { atMs: now(), hash, ...(answer !== undefined ? { answer } : {}) }
+      for (const p of to) {
+        const state = partitions.get(p)
+        if (state !== undefined) setStep(state, decisionKey, step, kept)
+      }
+      const key = answerKey(decisionKey, step)
+      const value = encodeAnswerValue({ ...kept, of: decisionKey, step })
+      const records = to.map((partition) => ({ partition, key, value }))
+      // A request under way is noted with the next write (no broker request of its own); an answer is waited for.
+      if (answer === undefined) writes.attach(records)
+      else await writes.write(records)
+    },
+  }
+}
+
+/** Applies a judge step's record, unless its run is decided already (or it expired, or is a tombstone). */
+function applyStep(
+  state: PartitionState,
+  record: LedgerLogRecord,
+  oldestMs: number,
+  onInvalid: (offset: string) => void,
+): void {
+  if (record.value === null) return
+  const value = decodeAnswerValue(record.value)
+  if (value === undefined) {
+    onInvalid(record.offset)
+    return
+  }
+  if (value.atMs < oldestMs || state.entries.has(value.of)) return
+  const { of, step, ...kept } = value
+  setStep(state, of, step, kept)
+}
+
+/** Sets what is kept of a judge step of an undecided run. */
+function setStep(state: PartitionState, decisionKey: string, step: string, kept: KeptStep): void {
+  let steps = state.answers.get(decisionKey)
+  if (steps === undefined) {
+    steps = new Map()
+    state.answers.set(decisionKey, steps)
+  }
+  steps.set(step, kept)
 }
 
 /** Resolves the partition's `loaded` promise once it was read up to its target. */

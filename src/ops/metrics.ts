@@ -76,6 +76,16 @@ export function createMetrics() {
     ledgerWrites: counter('tracescore_ledger_writes_total', 'Decisions written to the score ledger', [
       'scorer',
     ]),
+    judgeAnswersReused: counter(
+      'tracescore_judge_answers_reused_total',
+      'Judge steps answered from the score ledger (an answer kept before a restart, same prompt): no request',
+      ['scorer'],
+    ),
+    judgeRequestsRepeated: counter(
+      'tracescore_judge_requests_repeated_total',
+      'Judge requests made again for a step whose earlier request (same prompt) was under way when a process died',
+      ['scorer'],
+    ),
     sinkDeliveries: counter(
       'tracescore_sink_deliveries_total',
       'Score records delivered or failed per sink',

@@ -31,6 +31,11 @@ export interface JudgeRequest {
   /** The pipeline's judge: resolver, limiter, default timeout, the `'auto'` rule. */
   runtime: Judge
   abortSignal?: AbortSignal
+  /**
+   * Called as each model call is sent (after the limiter let it through, not while it waits
+   * there): the score ledger notes the request as under way.
+   */
+  onSend?: () => void
 }
 
 /** What the judge answered, and what it cost. */
@@ -288,6 +293,7 @@ async function callModel(
   // Resolves to `{ text, usage }` so a limiter can read the tokens a call used.
   const call = async () => {
     request.abortSignal?.throwIfAborted()
+    request.onSend?.()
     telemetry.modelCallCount++
     // A timer cleared when the call ends, so finished calls hold no timers.
     const timeout = new AbortController()

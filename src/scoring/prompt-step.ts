@@ -4,11 +4,12 @@ import { fenceMarkers, fencesTraceContent, newFenceNonce, withFenceNonce } from 
 import type { Judge } from './judge.ts'
 import { type JudgeConfig, mergeJudgeConfig, type StepJudgeConfig } from './judge-config.ts'
 import { resolveJudgeModel } from './judge-model.ts'
-import { JudgeFormatError, JudgeRequestError, requestJudge } from './judge-request.ts'
+import { JudgeFormatError, type JudgeRequest, JudgeRequestError, requestJudge } from './judge-request.ts'
 import { type OutputSchema, type ResolvedOutputSchema, resolveOutputSchema } from './output-schema.ts'
 import { ScorerConfigError } from './scorer-config-error.ts'
 import type { JudgeExecution, JudgeExecutionFailure } from './scorer-result.ts'
 import type { ScorerStepName } from './scorer-step-name.ts'
+import { currentStepAnswers, type KeptAnswer, promptHash } from './step-answers.ts'
 
 /** A prompt object of any step, as stored by the builder. */
 export interface AnyPromptObject {
@@ -80,7 +81,7 @@ export async function executePromptStep(options: {
   const model = await resolveJudgeModel(judge.model, runtime.resolveModel)
   const base = { prompt, judgeModelId: model.modelId, judgeProvider: model.provider }
   try {
-    const response = await requestJudge({
+    const response = await askOrRecall(name, nonce, {
       model,
       judge: { ...judge, instructions: judge.instructions },
       prompt,
@@ -135,6 +136,41 @@ export async function executePromptStep(options: {
           }
     throw new PromptStepError(cause, execution)
   }
+}
+
+/**
+ * The judge's answer to the request: the one kept for the same step and prompt hash when the
+ * scoring has kept answers (a run resumed after a crash), else asked for, and kept before the
+ * scorer moves on, so that a crash from here on does not ask for it again.
+ */
+async function askOrRecall(name: ScorerStepName, nonce: string, request: JudgeRequest): Promise<KeptAnswer> {
+  const answers = currentStepAnswers()
+  if (answers === undefined) return requestJudge(request)
+  const hash = promptHash({
+    step: name,
+    provider: request.model.provider,
+    modelId: request.model.modelId,
+    instructions: request.judge.instructions,
+    prompt: request.prompt,
+    nonce,
+    schema: request.schema?.jsonSchema,
+  })
+  const kept = answers.recall(name, hash)
+  if (kept !== undefined) return kept
+  // Noted as each call is sent, not while it waits for a judge slot: a call that waited is not under way.
+  const { output, usage, attemptCount, modelCallCount, finishReason } = await requestJudge({
+    ...request,
+    onSend: () => answers.asking(name, hash),
+  })
+  const answer: KeptAnswer = {
+    output,
+    usage,
+    attemptCount,
+    modelCallCount,
+    ...(finishReason !== undefined ? { finishReason } : {}),
+  }
+  await answers.keep(name, hash, answer)
+  return answer
 }
 
 function isItemWithRun(

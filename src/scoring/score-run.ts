@@ -11,6 +11,7 @@ import { currentJudge, type Judge, withJudge } from './judge.ts'
 import { createRedactor, redactDeep } from './redact.ts'
 import { describeUnrecorded, requiredParts } from './required-parts.ts'
 import { isSampled } from './sampling.ts'
+import { type StepAnswers, withStepAnswers } from './step-answers.ts'
 import type { BudgetReservation } from './token-budget.ts'
 
 /** What happened to one (agent run, scorer) pair. */
@@ -45,6 +46,12 @@ export interface ScoreRunDeps {
   now?: () => number
   /** Monotonic milliseconds for `durationMs`; default `performance.now`. */
   clock?: () => number
+  /**
+   * The kept judge answers of a (run, scorer), from the score ledger: the scorer's judge steps
+   * take an answer kept for the same prompt instead of asking, and keep each new one. Absent or
+   * undefined: every step asks.
+   */
+  answers?: (run: AgentRun, name: string, entry: ScorerEntry) => StepAnswers | undefined
 }
 
 /** True when the run matches every criterion of the filter (a throwing predicate never matches). */
@@ -162,8 +169,11 @@ async function decide(
     }
     // The judge goes to tracescore's scorers as an option and, for scorers that call their models
     // themselves (`judgeModel()`), into the async context; a scorer that takes no options ignores it.
+    const answers = deps.answers?.(run, name, entry)
     const result = await withJudge(judge, () =>
-      withTraceContentFencing(entry.fenceTraceContent !== false, () => scorer.run(input, { judge })),
+      withStepAnswers(answers, () =>
+        withTraceContentFencing(entry.fenceTraceContent !== false, () => scorer.run(input, { judge })),
+      ),
     )
     const duration = timed()
     record.timestampMs = now()

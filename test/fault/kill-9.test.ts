@@ -1,13 +1,17 @@
 /**
  * kill -9 of `tracescore run` (the built CLI, as users run it) five times during a stream of agent
- * runs, scored by a code scorer and an LLM judge (the scripted judge in this process, answering
- * every request with a new random score and counting requests per (trace, agent span, scorer)),
- * with the score ledger on. Proves at-least-once: every run is scored (its score spans reach a
- * local OTLP receiver), a committed offset never covers a run whose scores were not delivered, and
- * re-deliveries are at most the runs that were scored but not yet committed when each kill hit.
- * The ledger makes the rest exact: no score span ever arrives with another value, and no run is
- * judged twice except one whose judge request was under way when a kill hit (within a few
- * seconds before it: nothing was recorded for it yet). Then, with everything committed: a restart
+ * runs, scored by a code scorer and a two-step LLM judge (score, then reason; the scripted judge
+ * in this process, answering every request after 50–100 ms with a new random score or reason and
+ * counting requests per (trace, agent span, scorer, step)), with the score ledger on. Proves
+ * at-least-once: every run is scored (its score spans reach a local OTLP receiver), a committed
+ * offset never covers a run whose scores were not delivered, and re-deliveries are at most the
+ * runs that were scored but not yet committed when each kill hit. The ledger makes the rest exact:
+ * no score span ever arrives with another value, every judge answer is kept in the ledger unless a
+ * kill hit within a few seconds of its request, a kept answer is never asked for again, and the
+ * repeated judge requests are at most the requests in flight at the kills (sent
+ * by the killed process, answer never kept), all within a few seconds before a kill; the
+ * service's own count of them (`tracescore_judge_requests_repeated_total`, scraped before each
+ * kill) is at most the judge's. Then, with everything committed: a restart
  * asks the judge nothing, a restart that reads the whole topic again (a new group) nor a `replay`
  * ask it nothing and deliver every score unchanged, and `replay --rescore` asks it once per run.
  *
@@ -23,10 +27,15 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli, type ServiceProcess, startService } from '../helpers/cli.ts'
 import type { FaultJudge } from '../helpers/fault-judge.ts'
 import {
+  askedAgainAfterKept,
+  JUDGE_STEPS,
   judgedScorerPreamble,
+  keptAnswers,
   repeatedRequests,
   startCountingJudge,
   unexplainedRepeats,
+  unkeptAtKills,
+  unkeptAwayFromKills,
 } from '../helpers/fault-ledger.ts'
 import {
   deliveredRuns,
@@ -54,6 +63,15 @@ const PARTITIONS = 4
 const SCORERS = ['answered', 'judged']
 /** A judge request made this long before a kill may be made again: the kill hit before its score was recorded. */
 const IN_FLIGHT_WINDOW_MS = 5_000
+const REPEATED = 'tracescore_judge_requests_repeated_total'
+/**
+ * Judge requests at once (`judges.defaultLimits.concurrency`). Two steps of 50–100 ms at the
+ * issue's 10,000 runs per 150 s need about 16 on an idle machine; FAULT_KILL_JUDGE_CONCURRENCY=32
+ * leaves room on a loaded one.
+ */
+const JUDGE_CONCURRENCY = Number(process.env.FAULT_KILL_JUDGE_CONCURRENCY ?? 16)
+/** The judge's latency range in ms (`FAULT_KILL_JUDGE_MS=50-100`, the issue's judge, by default). */
+const JUDGE_MS = (process.env.FAULT_KILL_JUDGE_MS ?? '50-100').split('-').map(Number) as [number, number]
 
 describe('kill -9 of tracescore run during a stream', () => {
   const kafka = testKafka('fault-kill')
@@ -78,7 +96,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       sessionTimeoutMs: 10_000,
       preamble: judgedScorerPreamble,
       scorers: '{ answered: { scorer: answeredScorer }, judged: { scorer: judged } }',
-      judges: '{ defaultLimits: { concurrency: 16 }, timeoutMs: 10000 }',
+      judges: `{ defaultLimits: { concurrency: ${JUDGE_CONCURRENCY} }, timeoutMs: 10000 }`,
       ledger: '{ enabled: true }',
     })
   const env = () => ({ FAULT_JUDGE_URL: judge!.baseURL })
@@ -88,7 +106,7 @@ describe('kill -9 of tracescore run during a stream', () => {
   it(`scores every run produced (${RUNS} per 150 s) across ${KILLS} kills: no score changes, no run judged twice but those judged as a kill hit`, async () => {
     await createTopic(kafka, topic, PARTITIONS)
     receiver = await startOtlpReceiver()
-    judge = await startCountingJudge()
+    judge = await startCountingJudge(() => JUDGE_MS[0] + Math.random() * (JUDGE_MS[1] - JUDGE_MS[0]))
     const rx = receiver
     const config = configFor(groupId)
     // Traffic for 300 s at most: enough for the five kills on a slow machine.
@@ -131,6 +149,10 @@ describe('kill -9 of tracescore run during a stream', () => {
     const inFlightAtKill: { scoredBy: number; committed: Map<number, number>; produced: number }[] = []
     const kills: (NodeJS.Signals | null)[] = []
     const killedAt: number[] = []
+    /** Judge requests received and not answered yet, at each kill (the judge's own count). */
+    const judgeInFlight: number[] = []
+    /** Requests each killed process counted as asked again (scraped just before its kill). */
+    const countedRepeats: number[] = []
     // Each kill hits a process in steady streaming: it has run 3 s and caught up with the producer
     // to within ~2 s of traffic (after a restart it first replays the backlog of the rejoin).
     for (let k = 0; k < KILLS; k++) {
@@ -142,7 +164,9 @@ describe('kill -9 of tracescore run during a stream', () => {
         250,
       )
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 2_000))
+      countedRepeats.push((await service.metric(REPEATED).catch(() => undefined)) ?? 0)
       killedAt.push(Date.now())
+      judgeInFlight.push(judge.inFlight())
       await service.kill9()
       kills.push((await service.exited).signal)
       // The process is dead: the group's committed offsets are what it managed to commit, and the
@@ -181,6 +205,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       30_000,
       () => 'final commit',
     )
+    countedRepeats.push((await service.metric(REPEATED)) ?? 0)
     expect(await service.stop()).toBe(0)
 
     // Zero lost: every run has every scorer's span.
@@ -205,15 +230,29 @@ describe('kill -9 of tracescore run during a stream', () => {
     const duplicates = rx.duplicates()
     const byKey = judge!.byKey
     const repeats = repeatedRequests(byKey)
+    // Requests in flight at the kills: sent by the killed process, answer never kept in the ledger.
+    const kept = await keptAnswers(kafka, `${topic}.score_ledger`)
+    const inFlight = unkeptAtKills(judge!, kept, killedAt)
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     console.log(
       `kill -9 x${KILLS}: ${runs.length} runs, ${rx.scores.size} score spans, ${duplicates} re-deliveries ` +
         `(bound ${bound}: scored-but-uncommitted at the kills), ${rx.changed()} changed, ` +
-        `${byKey.size} runs judged, ${repeats} repeated judge requests, ${samples.length} commit samples`,
+        `${byKey.size} judge steps asked, ${judge!.log.length} judge requests, ` +
+        `${repeats} repeated judge requests, in flight at the kills ${sum(inFlight)} ` +
+        `(answer not kept: ${inFlight.join('/')}; at the judge, not answered yet: ${judgeInFlight.join('/')}), ` +
+        `counted by the service ${sum(countedRepeats)} (${countedRepeats.join('/')}), ${samples.length} commit samples`,
     )
     expect(duplicates).toBeLessThanOrEqual(bound)
     // The ledger's guarantees: a re-delivered score is the recorded one, a recorded run is not judged again.
     expect(rx.changed()).toBe(0)
-    expect(byKey.size).toBe(runs.length)
+    expect(byKey.size).toBe(runs.length * JUDGE_STEPS)
+    // Every answer is kept unless a kill cut its request short; a kept answer is never asked for
+    // again: only requests in flight at a kill are repeated.
+    expect(unkeptAwayFromKills(judge!, kept, killedAt, IN_FLIGHT_WINDOW_MS)).toBe(0)
+    expect(askedAgainAfterKept(judge!, kept)).toEqual([])
+    expect(repeats).toBeLessThanOrEqual(sum(inFlight))
+    // The service's own count of repeated requests: never more than the judge saw.
+    expect(sum(countedRepeats)).toBeLessThanOrEqual(repeats)
     const faults = killedAt.map((at) => ({ from: at, to: at }))
     expect(unexplainedRepeats(byKey, faults, IN_FLIGHT_WINDOW_MS)).toEqual([])
   })
@@ -266,7 +305,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       ([key, times]) => times.length !== judgedBefore.get(key)! + 1,
     )
     expect(judgedAgain.map(([key]) => key)).toEqual([])
-    expect(judge!.byKey.size).toBe(runs.length)
+    expect(judge!.byKey.size).toBe(runs.length * JUDGE_STEPS)
     // The judge answered differently: the rescored values replace the recorded ones.
     expect(receiver!.changed()).toBeGreaterThan(0)
   })

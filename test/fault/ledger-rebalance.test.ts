@@ -13,6 +13,7 @@ import { type ServiceProcess, startService } from '../helpers/cli.ts'
 import type { FaultJudge } from '../helpers/fault-judge.ts'
 import {
   type FaultWindow,
+  JUDGE_STEPS,
   judgedScorerPreamble,
   repeatedRequests,
   startCountingJudge,
@@ -128,10 +129,10 @@ describe('score ledger across rebalances', () => {
     const byKey = judge.byKey
     console.log(
       `ledger rebalance: ${runs.length} runs, ${rx.scores.size} score spans, ${rx.duplicates()} re-deliveries, ` +
-        `${rx.changed()} changed, ${byKey.size} runs judged, ${repeatedRequests(byKey)} repeated judge requests`,
+        `${rx.changed()} changed, ${byKey.size} judge steps asked, ${repeatedRequests(byKey)} repeated judge requests`,
     )
     expect(rx.changed()).toBe(0)
-    expect(byKey.size).toBe(runs.length)
+    expect(byKey.size).toBe(runs.length * JUDGE_STEPS)
     expect(unexplainedRepeats(byKey, faults, IN_FLIGHT_WINDOW_MS)).toEqual([])
   })
 })

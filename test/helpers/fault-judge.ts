@@ -21,8 +21,8 @@ export interface FaultJudgeRequest {
 export interface FaultJudge {
   /** Base URL for `createOpenAICompatible({ baseURL })`. */
   readonly baseURL: string
-  /** Requests received, in order, with the status answered (`at`: when received). */
-  readonly log: { prompt: string; attempt: number; status: number; at: number }[]
+  /** Requests received, in order, with the status answered and the answer text (`at`: when received). */
+  readonly log: { prompt: string; attempt: number; status: number; at: number; reply?: string }[]
   /** Requests per prompt. */
   readonly attempts: Map<string, number>
   /**
@@ -36,9 +36,9 @@ export interface FaultJudge {
   close(): Promise<void>
 }
 
-/** Starts the judge; `latencyMs` is added to every answer, failures included. */
+/** Starts the judge; `latencyMs` is added to every answer, failures included (a function: drawn per request). */
 export async function startFaultJudge(options: {
-  latencyMs: number
+  latencyMs: number | (() => number)
   policy: (request: FaultJudgeRequest) => FaultJudgeReply
   /** The key a request counts under in `byKey` (undefined: not counted). */
   keyOf?: (prompt: string) => string | undefined
@@ -58,7 +58,13 @@ export async function startFaultJudge(options: {
       const key = options.keyOf?.(prompt)
       if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), Date.now()])
       const reply = options.policy({ prompt, attempt, seq: seq++ })
-      log.push({ prompt, attempt, status: 'text' in reply ? 200 : reply.status, at: Date.now() })
+      log.push({
+        prompt,
+        attempt,
+        status: 'text' in reply ? 200 : reply.status,
+        at: Date.now(),
+        ...('text' in reply ? { reply: reply.text } : {}),
+      })
       return 'text' in reply ? reply.text : reply
     },
     { latencyMs: options.latencyMs },

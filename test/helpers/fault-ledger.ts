@@ -1,12 +1,19 @@
 /**
- * The LLM judge of the score-ledger fault tests: a `createScorer` judge whose prompt names the
- * run, answered by the scripted judge in the test process with a new random score each time (a
- * run judged twice would change its score), which counts its requests per (run, scorer); and the
- * check that every repeated judge request is explained by a fault.
+ * The LLM judge of the score-ledger fault tests: a two-step `createScorer` judge whose prompts
+ * name the run, answered by the scripted judge in the test process with a new random score or
+ * reason each time (a run judged twice would change its score), which counts its requests per
+ * (run, scorer, step); the check that every repeated judge request is explained by a fault; and
+ * what the ledger kept of the answers, to count the requests in flight at a kill.
  */
+import type { Kafka } from 'kafkajs'
 import { type FaultJudge, startFaultJudge } from './fault-judge.ts'
+import { endOffsets, readTopic } from './kafka.ts'
 
-/** Config-module code defining `judged` (the judge's URL from `FAULT_JUDGE_URL`). */
+/**
+ * Config-module code defining `judged` (the judge's URL from `FAULT_JUDGE_URL`): two judge steps,
+ * a score then a reason for it, as the issue's user ran it (an answer lost between them was asked
+ * for again before answers were kept).
+ */
 export const judgedScorerPreamble = `import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { createScorer } from 'tracescore'
 const model = createOpenAICompatible({ name: 'scripted', baseURL: process.env.FAULT_JUDGE_URL })('fault-judge')
@@ -17,22 +24,107 @@ const judged = createScorer({
   judge: { model, instructions: 'Rate the agent answer from 0 to 1.' },
 }).generateScore({
   description: 'Rate the answer',
-  createPrompt: ({ run }) => 'Rate the answer of run ' + run.runId + ' (scorer judged). Answer with a JSON object {"score": number}.',
+  createPrompt: ({ run }) => 'Rate the answer of run ' + run.runId + ' (scorer judged, step score). Answer with a JSON object {"score": number}.',
+}).generateReason({
+  description: 'Explain the score',
+  createPrompt: ({ run, score }) => 'Explain the score ' + score + ' of run ' + run.runId + ' (scorer judged, step reason).',
 })`
 
-/** The (run, scorer) a judge prompt is about: `traceId-agentSpanId/judged`. */
+/** Judge requests per run of `judged` (its two steps). */
+export const JUDGE_STEPS = 2
+
+/** The (run, scorer, step) a judge prompt is about: `traceId-agentSpanId/judged/score|reason`. */
 function judgeKeyOf(prompt: string): string | undefined {
-  const run = /run ([0-9a-f]{32}-[0-9a-f]{16}) \(scorer judged\)/.exec(prompt)?.[1]
-  return run === undefined ? undefined : `${run}/judged`
+  const match = /run ([0-9a-f]{32}-[0-9a-f]{16}) \(scorer judged, step (score|reason)\)/.exec(prompt)
+  return match === null ? undefined : `${match[1]}/judged/${match[2]}`
 }
 
-/** Starts the judge: 10 ms per answer, a random score each time, requests counted in `byKey`. */
-export function startCountingJudge(): Promise<FaultJudge> {
+/**
+ * Starts the judge: `latencyMs` per answer (default 10; a function: drawn per request), a random
+ * score or reason each time, requests counted per (run, scorer, step) in `byKey`.
+ */
+export function startCountingJudge(latencyMs: number | (() => number) = 10): Promise<FaultJudge> {
   return startFaultJudge({
-    latencyMs: 10,
-    policy: () => ({ text: `{"score": ${Math.random().toFixed(6)}}` }),
+    latencyMs,
+    policy: ({ prompt }) => ({
+      text: prompt.includes('step reason') ? `reason ${Math.random()}` : `{"score": ${Math.random()}}`,
+    }),
     keyOf: judgeKeyOf,
   })
+}
+
+/** A judge answer as the ledger keeps it (an object answer as JSON, a text as it is). */
+function answerText(output: unknown): string {
+  return typeof output === 'string' ? output : JSON.stringify(output)
+}
+
+/** Every judge answer kept in the ledger topic (`answer:` records), read from its beginning. */
+export async function keptAnswers(kafka: Kafka, ledgerTopic: string): Promise<Set<string>> {
+  const ends = await endOffsets(kafka, ledgerTopic)
+  const count = [...ends.values()].reduce((n, end) => n + Number(end), 0)
+  const records = await readTopic(kafka, ledgerTopic, count, 120_000)
+  const kept = new Set<string>()
+  for (const r of records) {
+    if (!r.key?.startsWith('answer:') || r.value === null) continue
+    const value = JSON.parse(r.value.toString('utf8')) as { answer?: { output: unknown } }
+    if (value.answer !== undefined) kept.add(answerText(value.answer.output))
+  }
+  return kept
+}
+
+/** Whether the judge's reply to a request was kept in the ledger. */
+function wasKept(kept: ReadonlySet<string>, reply: string | undefined): boolean {
+  if (reply === undefined) return false
+  return kept.has(reply.startsWith('{') ? answerText(JSON.parse(reply)) : reply)
+}
+
+/**
+ * Judge requests in flight at each kill, as the service sees them: sent by the process killed
+ * (received by the judge after the kill before, up to the kill) and whose answer never reached
+ * the ledger (the request under way, or its answer on the way back and being kept).
+ */
+export function unkeptAtKills(
+  judge: Pick<FaultJudge, 'log'>,
+  kept: ReadonlySet<string>,
+  killedAt: readonly number[],
+): number[] {
+  return killedAt.map((at, k) => {
+    const from = k === 0 ? 0 : killedAt[k - 1]!
+    return judge.log.filter(
+      (r) => r.at > from && r.at <= at && judgeKeyOf(r.prompt) !== undefined && !wasKept(kept, r.reply),
+    ).length
+  })
+}
+
+/**
+ * Judge requests whose answer was never kept although no kill hit within `windowMs` after they
+ * were received: the ledger should have kept them (a request cut by a kill is under way then).
+ */
+export function unkeptAwayFromKills(
+  judge: Pick<FaultJudge, 'log'>,
+  kept: ReadonlySet<string>,
+  killedAt: readonly number[],
+  windowMs: number,
+): number {
+  return judge.log.filter(
+    (r) =>
+      judgeKeyOf(r.prompt) !== undefined &&
+      !wasKept(kept, r.reply) &&
+      !killedAt.some((at) => r.at <= at && r.at >= at - windowMs),
+  ).length
+}
+
+/** (run, scorer, step) keys asked again after an answer to them was kept: the ledger should have given it. */
+export function askedAgainAfterKept(judge: Pick<FaultJudge, 'log'>, kept: ReadonlySet<string>): string[] {
+  const answered = new Set<string>()
+  const out: string[] = []
+  for (const r of judge.log) {
+    const key = judgeKeyOf(r.prompt)
+    if (key === undefined) continue
+    if (answered.has(key)) out.push(key)
+    if (wasKept(kept, r.reply)) answered.add(key)
+  }
+  return out
 }
 
 /** A stretch of time in which a fault could cut a scoring short (a kill; a rebalance under way). */
