@@ -66,17 +66,28 @@ export interface DoorFilter {
   readonly nameBytes: readonly Uint8Array[]
 }
 
+/** Decisions remembered per trace id before the memory starts over (a few ms of traffic). */
+const REMEMBERED_DECISIONS = 4096
+
 /** The filter of a door. */
 export function doorFilterOf(door: SamplingDoor): DoorFilter {
   let lastId: string | undefined
   let lastKeep = false
+  // SDKs batch the spans of concurrent traces together: a trace's spans are near each other in a
+  // record, not always next to each other, and a hash per span would cost more than the scan.
+  let decided = new Map<string, boolean>()
   const encoder = new TextEncoder()
   const names = door.claims?.agentNames ?? []
   return {
     keep(traceId) {
-      if (traceId !== lastId) {
-        lastId = traceId
+      if (traceId === lastId) return lastKeep
+      lastId = traceId
+      const known = decided.get(traceId)
+      if (known !== undefined) lastKeep = known
+      else {
         lastKeep = shouldSample(traceId, door.rate)
+        if (decided.size >= REMEMBERED_DECISIONS) decided = new Map()
+        decided.set(traceId, lastKeep)
       }
       return lastKeep
     },
