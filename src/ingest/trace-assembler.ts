@@ -675,22 +675,30 @@ export class TraceAssembler<R> {
       if (trace.refs.length === 0) trace.refs = [ref]
       else trace.refs.push(ref)
     }
-    const spanId = batch.spanId(i)
-    if (this.hasSpan(trace, spanId)) {
-      this.duplicateSpans++
-      return firstOfRecord
+    // Spans of a trace that showed no GenAI activity yet are not checked for duplicates (nor are
+    // their ids made): most such traces are released unread. The check is made once for all of
+    // them when the trace shows it (`dropDuplicates`), before anything reads its spans.
+    const checked = trace.hasGenAi
+    if (checked) {
+      const spanId = batch.spanId(i)
+      if (this.hasSpan(trace, spanId)) {
+        this.duplicateSpans++
+        return firstOfRecord
+      }
+      if (trace.idSet !== undefined) trace.idSet.add(spanId)
+      else if (countOf(trace.held) + 1 > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held).add(spanId)
     }
     if (trace.held.length === 0) trace.held = [batch, i]
     else trace.held.push(batch, i)
-    if (trace.idSet !== undefined) trace.idSet.add(spanId)
-    else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
     const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
     this.bufferedSpans++
     if (batch.isRoot(i)) trace.hasRoot = true
-    if (!trace.probation) this.noteRole(trace, batch, i, spanId)
-    else if (batch.claimed?.(i) === true) this.claim(trace)
+    if (!trace.probation) {
+      this.noteRole(trace, batch, i)
+      if (!checked && trace.hasGenAi) this.dropDuplicates(trace)
+    } else if (batch.claimed?.(i) === true) this.claim(trace)
     // Queue the trace again at its new last arrival (its earlier entry turns stale); traces touched
     // at the same instant keep their entry.
     if (!trace.inUnsettled || trace.lastSpanMs !== now) {
@@ -703,10 +711,11 @@ export class TraceAssembler<R> {
   }
 
   /** Notes whether span `i` of `batch` is an agent-run span (and whether it is ended) or a GenAI span. */
-  private noteRole(trace: OpenTrace<R>, batch: SpanBatch, i: number, spanId: string): void {
+  private noteRole(trace: OpenTrace<R>, batch: SpanBatch, i: number): void {
     const span = batch.candidate(i)
     if (span === undefined) return
     if (this.isAgentRunSpan(span)) {
+      const spanId = batch.spanId(i)
       if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [spanId]
       else trace.agentSpanIds.push(spanId)
       if (!isEnded(span)) trace.unendedAgents++
@@ -717,12 +726,38 @@ export class TraceAssembler<R> {
   /** A trace on probation was claimed by the door's rules: it comes in, its held spans' roles noted now. */
   private claim(trace: OpenTrace<R>): void {
     trace.probation = false
+    this.dropDuplicates(trace)
     const held = trace.held
-    for (let k = 0; k < held.length; k += 2) {
+    for (let k = 0; k < held.length; k += 2) this.noteRole(trace, held[k] as SpanBatch, held[k + 1] as number)
+  }
+
+  /**
+   * Drops the spans a trace holds twice, keeping the last copy (the one that showed GenAI activity,
+   * when that was a copy), once the trace shows GenAI activity (see `append`): from then on each
+   * span is checked as it comes.
+   */
+  private dropDuplicates(trace: OpenTrace<R>): void {
+    const held = trace.held
+    const ids = new Set<string>()
+    let at = held.length
+    for (let k = held.length - 2; k >= 0; k -= 2) {
       const batch = held[k] as SpanBatch
       const i = held[k + 1] as number
-      this.noteRole(trace, batch, i, batch.spanId(i))
+      const id = batch.spanId(i)
+      if (ids.has(id)) {
+        this.duplicateSpans++
+        this.bufferedSpans--
+        continue
+      }
+      ids.add(id)
+      held[--at] = i
+      held[--at] = batch
     }
+    if (at > 0) {
+      trace.held = held.slice(at)
+      trace.ownedUpTo = 0 // positions moved; owning a batch twice is a no-op
+    }
+    if (ids.size > SCAN_DUPLICATES_UP_TO) trace.idSet = ids
   }
 
   /**

@@ -44,8 +44,11 @@ const CANDIDATE = 2
 const REJECTED = 4
 /** The span may make its trace one the door's claims (`alwaysScore`) take (see `DoorFilter`). */
 const CLAIM = 8
-/** Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group. */
-const STRIDE = 4
+/**
+ * Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group,
+ * and where its span id's 8 bytes start (its hex string is made only when asked for).
+ */
+const STRIDE = 5
 
 const encoder = new TextEncoder()
 /** Span names of the Vercel AI SDK (`ai.generateText`...), whose role may come from the name alone. */
@@ -83,7 +86,8 @@ export class ScannedSpans {
   /** Of them, root spans: the traces passed by (a trace has one root). */
   passedByTraces = 0
   private traceIds: readonly string[] = NONE
-  private spanIds: readonly string[] = NONE
+  /** Span ids made so far (see {@link spanId}); none until one is asked for. */
+  private spanIds: string[] | undefined
   private info: readonly number[] = NONE
   /** @internal Per group (a `ScopeSpans`): its resource and scope, known once the scan passed it. */
   readonly resources: Attributes[] = []
@@ -99,8 +103,20 @@ export class ScannedSpans {
     return this.traceIds[i]!
   }
 
+  /**
+   * The id of span `i`, made from its bytes when first asked for: the assembler asks only for the
+   * spans of traces that show GenAI activity (and of duplicates checks there), so most spans of
+   * HTTP or database traces never get one.
+   */
   spanId(i: number): string {
-    return this.spanIds[i]!
+    this.spanIds ??= new Array<string>(this.length)
+    let id = this.spanIds[i]
+    if (id === undefined) {
+      const at = this.info[i * STRIDE + 4]!
+      id = this.readerAt(at).hex(at + SPAN_ID_BYTES)
+      this.spanIds[i] = id
+    }
+    return id
   }
 
   /** True when the span has no parent (or an all-zero parent id). */
@@ -129,8 +145,9 @@ export class ScannedSpans {
     const at = i * STRIDE
     if ((this.info[at + 2]! & CANDIDATE) === 0) return undefined
     const group = this.info[at + 3]!
+    // The id first: making it moves the shared reader.
+    const ids = { traceId: this.traceIds[i]!, spanId: this.spanId(i) }
     const r = this.readerAt(this.info[at]!)
-    const ids = { traceId: this.traceIds[i]!, spanId: this.spanIds[i]! }
     return readRoleView(r, this.info[at + 1]!, ids, this.resources[group]!, this.scopes[group]!)
   }
 
@@ -166,7 +183,6 @@ export class ScannedSpans {
     this.length = count
     if (count === 0) return
     this.traceIds = scratchTraceIds.slice(0, count)
-    this.spanIds = scratchSpanIds.slice(0, count)
     this.info = scratchInfo.slice(0, count * STRIDE)
   }
 }
@@ -180,7 +196,6 @@ const NONE: readonly never[] = Object.freeze([])
  * several times per record. The scan is synchronous, so one set serves every record.
  */
 let scratchTraceIds: string[] = []
-let scratchSpanIds: string[] = []
 let scratchInfo: number[] = []
 let scratchCount = 0
 /** The door of the record being scanned (the scan is synchronous), and the batch it counts into. */
@@ -191,7 +206,6 @@ let scanOut: ScannedSpans | undefined
 function resetScratch(): void {
   if (scratchTraceIds.length <= 4096) return
   scratchTraceIds = []
-  scratchSpanIds = []
   scratchInfo = []
 }
 
@@ -256,7 +270,7 @@ function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void
 /** Adds a span to the scratch arrays; returns its index. */
 function addScanned(
   traceId: string,
-  spanId: string,
+  spanIdAt: number,
   start: number,
   end: number,
   flags: number,
@@ -264,12 +278,12 @@ function addScanned(
 ) {
   const n = scratchCount++
   scratchTraceIds[n] = traceId
-  scratchSpanIds[n] = spanId
   const at = n * STRIDE
   scratchInfo[at] = start
   scratchInfo[at + 1] = end
   scratchInfo[at + 2] = flags
   scratchInfo[at + 3] = group
+  scratchInfo[at + 4] = spanIdAt
   return n
 }
 
@@ -280,7 +294,7 @@ const NO_SCOPE: InstrumentationScope = Object.freeze({ name: '' })
 function scanSpan(r: ProtobufReader, end: number, group: number): void {
   const start = r.pos
   let traceId = ''
-  let spanId = ''
+  let spanIdAt = -1
   let root = true
   let parentSeen = false
   let aiName = false
@@ -300,7 +314,7 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
         }
         rejected = true
       }
-    } else if (tag === SPAN_SPAN_ID) spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
+    } else if (tag === SPAN_SPAN_ID) spanIdAt = checkId(r, end, SPAN_ID_BYTES, 'span_id')
     else
       switch (tag) {
         case SPAN_PARENT_SPAN_ID:
@@ -344,10 +358,10 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
       }
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
-  if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
+  if (spanIdAt < 0) throw r.error('invalid_id', 'span without span_id', start)
   let flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
   if (rejected) flags |= REJECTED | (mayClaim(r.buf, start, end, claim) ? CLAIM : 0)
-  addScanned(traceId, spanId, start, end, flags, group)
+  addScanned(traceId, spanIdAt, start, end, flags, group)
 }
 
 /**
@@ -439,12 +453,15 @@ function scanLink(r: ProtobufReader, end: number): void {
   if (ids !== 3) throw r.error('invalid_id', 'link without trace_id or span_id', start)
 }
 
-function checkId(r: ProtobufReader, end: number, bytes: number, what: string): void {
+/** Checks an id of `bytes` bytes and moves past it; returns where its bytes start. */
+function checkId(r: ProtobufReader, end: number, bytes: number, what: string): number {
   const idEnd = r.lengthEnd(end)
-  if (idEnd - r.pos !== bytes) {
-    throw r.error('invalid_id', `${what} has ${idEnd - r.pos} bytes, expected ${bytes}`, r.pos)
+  const at = r.pos
+  if (idEnd - at !== bytes) {
+    throw r.error('invalid_id', `${what} has ${idEnd - at} bytes, expected ${bytes}`, at)
   }
   r.pos = idEnd
+  return at
 }
 
 /** Checks a `Status`; returns its code. */
