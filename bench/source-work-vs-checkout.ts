@@ -12,9 +12,8 @@
  *   node --import tsx bench/source-work-vs-checkout.ts /tmp/ref [mixed|genai]
  */
 import { genAiTraffic, mixedTraffic, nullKeyedRecords } from '../test/helpers/mixed-traffic.ts'
+import { decodeAndAssemble, type SourceWork } from './ingest.bench.ts'
 import { createSourceWork } from './source-work.ts'
-
-type SourceWork = Pick<ReturnType<typeof createSourceWork>, 'add' | 'takeReady'>
 
 const [ref, which = 'mixed'] = process.argv.slice(2)
 if (!ref) throw new Error('usage: bench/source-work-vs-checkout.ts CHECKOUT [mixed|genai]')
@@ -34,23 +33,9 @@ for (let seed = 1; seed <= seeds; seed++) {
     payloads.push(Buffer.from(record.value))
 }
 
-/** CPU µs per span of reading every record as the source does (clock: 5 ms per 20 records, settle 200 ms). */
-function cpuMicrosPerSpan(make: (now: () => number) => SourceWork): number {
-  let clock = 0
-  const work = make(() => clock)
-  const start = process.cpuUsage()
-  for (let i = 0; i < payloads.length; i++) {
-    work.add(payloads[i]!)
-    if (i % 20 === 19) {
-      clock += 5
-      work.takeReady()
-    }
-  }
-  clock += 1_000
-  work.takeReady()
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / spans
-}
+/** CPU µs per span of reading every record as the source does (see `decodeAndAssemble`). */
+const cpuMicrosPerSpan = (make: (now: () => number) => SourceWork): number =>
+  (decodeAndAssemble(payloads, make) * 1e6) / spans
 
 const ours = (now: () => number) => createSourceWork(now, door)
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
