@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto'
+import { sha256First48OfShortAscii } from './sha256-short.ts'
 
 /** How many runs a scorer sees, as Mastra's `ScoringSamplingConfig`: all, or a ratio of traces. */
 export type ScoringSamplingConfig = { type: 'none' } | { type: 'ratio'; rate: number }
@@ -10,7 +11,8 @@ const TWO_TO_THE_48 = 2 ** 48
  * text, big-endian, over 2^48 (Mastra's `hashToUnitInterval`).
  */
 export function traceIdToUnitInterval(traceId: string): number {
-  return sha256(traceId).readUIntBE(0, 6) / TWO_TO_THE_48
+  const first48Bits = sha256First48OfShortAscii(traceId) ?? sha256(traceId).readUIntBE(0, 6)
+  return first48Bits / TWO_TO_THE_48
 }
 
 /**
