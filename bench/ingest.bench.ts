@@ -16,6 +16,9 @@ import { createTopic, deleteTopics, testKafka, uniqueName } from '../test/helper
 import { genAiTraffic, mixedTraffic } from '../test/helpers/mixed-traffic.ts'
 import { createSourceWork } from './source-work.ts'
 
+/** What `decodeAndAssemble` drives: this checkout's source work, or another's (`source-work-vs-checkout.ts`). */
+export type SourceWork = Pick<ReturnType<typeof createSourceWork>, 'add' | 'takeReady' | 'decodedSpans'>
+
 /** One benchmark result. */
 export interface IngestBenchRow {
   case: string
@@ -111,9 +114,12 @@ async function prepare(
  * the spans of those with GenAI activity read (decoded) as scoring would. The clock moves 5 ms per 20 records, about the pace
  * of the Kafka rounds, so spans stay buffered for the same 200 ms settle period.
  */
-export function decodeAndAssemble(payloads: Buffer[]): number {
+export function decodeAndAssemble(
+  payloads: Buffer[],
+  make: (now: () => number) => SourceWork = createSourceWork,
+): number {
   let clock = 0
-  const work = createSourceWork(() => clock)
+  const work = make(() => clock)
   const cpu0 = process.cpuUsage()
   for (let i = 0; i < payloads.length; i++) {
     work.add(payloads[i]!)

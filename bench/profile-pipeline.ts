@@ -6,6 +6,7 @@
  * spans over 4 partitions (as the Collector's Kafka exporter writes by default), scored by the
  * example code scorers and exported as OTLP to a receiver in a worker thread: the set-up of
  * `npm run bench -- collector`, in one process so that the profile shows only tracescore's work.
+ * `PROFILE_RATE=0.1` samples both scorers at that ratio (the collector bench's sampled rows).
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
@@ -46,10 +47,17 @@ const url = await new Promise<string>((resolve) =>
 )
 const config = resolveConfig({
   kafka: { brokers: testBrokers(), topic, groupId: uniqueName('profile'), fromBeginning: true },
-  scorers: codeScorers,
+  scorers: sampled(codeScorers, process.env.PROFILE_RATE),
   sinks: { otlp: { endpoint: url, protocol: 'http/protobuf' } },
   metrics: { port: 0 },
 })
+/** The scorers, each sampling `rate` of the runs when given. */
+function sampled<T extends object>(scorers: Record<string, T>, rate: string | undefined) {
+  if (rate === undefined) return scorers
+  const sampling = { type: 'ratio' as const, rate: Number(rate) }
+  return Object.fromEntries(Object.entries(scorers).map(([name, entry]) => [name, { ...entry, sampling }]))
+}
+
 const pipeline = createPipeline(config, { logger: pino({ level: 'warn' }) })
 const profileDir = process.argv[4]
 const session = new Session()

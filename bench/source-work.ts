@@ -5,10 +5,13 @@
  */
 import { OffsetTracker, type RecordRef } from '../src/ingest/offset-tracker.ts'
 import { readSpans } from '../src/ingest/record-reader.ts'
+import { doorFilterOf, type SamplingDoor } from '../src/ingest/sampling-door.ts'
 import { isGeneratedAgentSpan } from '../src/ingest/testing/agent-traffic.ts'
 import { TraceAssembler } from '../src/ingest/trace-assembler.ts'
 
-export function createSourceWork(now: () => number = Date.now) {
+/** The source's work; `door`: records are read through the sampling door of scorers at its rate. */
+export function createSourceWork(now: () => number = Date.now, door?: SamplingDoor) {
+  const filter = door && doorFilterOf(door)
   const assembler = new TraceAssembler<RecordRef>({
     isAgentRunSpan: isGeneratedAgentSpan,
     now,
@@ -26,7 +29,7 @@ export function createSourceWork(now: () => number = Date.now) {
     add(payload: Buffer): void {
       const ref = tracker.open('bench', records % 2, String(records >> 1))
       records++
-      const { traces } = assembler.addBatch(readSpans(payload, 'otlp_proto'), ref, payload.length)
+      const { traces } = assembler.addBatch(readSpans(payload, 'otlp_proto', filter), ref, payload.length)
       tracker.hold(ref, traces)
       tracker.release(ref)
     },

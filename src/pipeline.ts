@@ -3,8 +3,14 @@ import type { TracescoreConfig } from './config/index.ts'
 import { createKafkaClient } from './ingest/kafka-client.ts'
 import { createKafkaIngest, type ReadRange } from './ingest/kafka-ingest.ts'
 import type { IngestedTrace } from './ingest/kafka-source.ts'
+import { type SamplingDoor, samplingDoorOf } from './ingest/sampling-door.ts'
 import type { SpanSourceStats } from './ingest/span-source.ts'
-import { createLedgerStage, type LedgerRecording, type LedgerStage } from './ledger/ledger-stage.ts'
+import {
+  createLedgerStage,
+  type LedgerRecording,
+  type LedgerStage,
+  ledgerEnabled,
+} from './ledger/ledger-stage.ts'
 import { createGapLog } from './ops/gap-log.ts'
 import { createLogger, type Logger } from './ops/logger.ts'
 import { createMetrics, type Metrics } from './ops/metrics.ts'
@@ -111,6 +117,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     now: deps.now,
     isAgentRunSpan,
     isGenAiSpan,
+    door: doorOf(config, deps),
     process: score,
     onAssigned: ledger.onAssigned,
     targets: ledger.targets<ScoredTrace>([
@@ -151,6 +158,16 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
       logger.info({ stats: source.stats() }, 'tracescore stopped')
     },
   }
+}
+
+/**
+ * The sampling door of the configured scorers: traces none of them can score are passed by as
+ * they are read. None in a replay that delivers again what the score ledger recorded (no
+ * `--rescore`): the ledger may hold scores of traces a rate lowered since would now pass by.
+ */
+function doorOf(config: TracescoreConfig, deps: PipelineDeps): SamplingDoor | undefined {
+  if (deps.range !== undefined && !deps.rescore && ledgerEnabled(config)) return undefined
+  return samplingDoorOf(config.scorers)
 }
 
 /**

@@ -8,6 +8,7 @@ import { createKafkaSource, type IngestedTrace, type SpanSource } from './kafka-
 import { ensureRepartitionTopic, waitForTopic } from './kafka-topics.ts'
 import { createSupervisedKafkajsConsumer } from './kafkajs-consumer.ts'
 import { createTraceRepartitioner, type TraceRepartitioner } from './repartition/trace-repartitioner.ts'
+import type { SamplingDoor } from './sampling-door.ts'
 
 /** A range of the topic to read instead of the group's position (`tracescore replay`). */
 export interface ReadRange {
@@ -30,6 +31,8 @@ export interface KafkaIngestOptions<R> {
   isGenAiSpan: (span: Span) => boolean
   process: (trace: IngestedTrace) => Promise<R>
   targets: readonly DeliveryTarget<R>[]
+  /** Traces no scorer can score are passed by as they are read (`samplingDoorOf` the scorers). */
+  door?: SamplingDoor
   /** Read this range (no commits, no repartitioning) instead of consuming as the service. */
   range?: ReadRange
   now?: () => number
@@ -73,6 +76,7 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
     maxWaitTimeMs: config.kafka.fetchMaxWaitMs,
     isAgentRunSpan: options.isAgentRunSpan,
     isGenAiSpan: options.isGenAiSpan,
+    door: options.door,
     logger,
     now: options.now,
     process: options.process,

@@ -1,3 +1,4 @@
+import type { Span } from '../model/index.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
 import { type BadRecord, badRecordOf } from './dead-letter.ts'
@@ -6,6 +7,7 @@ import { decodeOtlpTraces, detectOtlpEncoding, type OtlpEncodingOption } from '.
 import { scanOtlpProto } from './decode/scan-proto.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { PartitionWatermark } from './partition-watermark.ts'
+import { type DoorFilter, doorFilterOf, type SamplingDoor, spanMayClaim } from './sampling-door.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
@@ -13,7 +15,11 @@ import type { TraceAssembler } from './trace-assembler.ts'
 interface ReadCounters {
   records: number
   emptyRecords: number
+  /** Every span read, those the sampling door passed by included. */
   spans: number
+  /** Spans (and traces, counted by their roots) the sampling door passed by as it read them. */
+  passedBySpans: number
+  passedByTraces: number
 }
 
 /** Settings of the record reader. */
@@ -25,6 +31,8 @@ interface RecordReaderOptions {
   logger: Logger
   /** Told how far each batch advanced its partition (record times, read to the end or not). */
   watermark?: PartitionWatermark
+  /** Traces no scorer can score are passed by as they are read (see `SamplingDoor`). */
+  door?: SamplingDoor
 }
 
 /** Reads batches of OTLP records into the assembler. */
@@ -42,7 +50,14 @@ export interface RecordReader {
 /** Creates the record reader. */
 export function createRecordReader(options: RecordReaderOptions): RecordReader {
   const { encoding, assembler, tracker, deadLetters, logger, watermark } = options
-  const counters: ReadCounters = { records: 0, emptyRecords: 0, spans: 0 }
+  const counters: ReadCounters = {
+    records: 0,
+    emptyRecords: 0,
+    spans: 0,
+    passedBySpans: 0,
+    passedByTraces: 0,
+  }
+  const door = options.door && doorFilterOf(options.door)
 
   const readRecord = (record: ConsumedRecord, ref: RecordRef, bad: BadRecord[], badRefs: RecordRef[]) => {
     counters.records++
@@ -52,15 +67,20 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       tracker.release(ref)
       return
     }
-    let spans: SpanBatch
+    let spans: SpanBatch & Partial<PassedBy>
     try {
-      spans = readSpans(value, encoding)
+      spans = readSpans(value, encoding, door)
     } catch (error) {
       bad.push(badRecordOf(ref.topic, ref.partition, record, error))
       badRefs.push(ref) // the reading's hold stays until the dead letter is produced
       return
     }
-    counters.spans += spans.length
+    const passedBy = spans.passedBySpans ?? 0
+    counters.spans += spans.length + passedBy
+    if (passedBy > 0) {
+      counters.passedBySpans += passedBy
+      counters.passedByTraces += spans.passedByTraces ?? 0
+    }
     const { traces } = assembler.addBatch(spans, ref, value.length, recordTimeMs(record))
     tracker.hold(ref, traces)
     tracker.release(ref)
@@ -122,17 +142,53 @@ function readToEnd(batch: RecordBatch, last: string | undefined): boolean {
   return next >= end
 }
 
+/** What a batch read through the sampling door says it passed by. */
+interface PassedBy {
+  passedBySpans: number
+  passedByTraces: number
+}
+
 /**
  * A record's spans: protobuf is scanned (spans decoded later, when a trace of them is read),
  * OTLP/JSON decoded. A protobuf record the scan rejects is decoded for the decoder's own error,
  * which names the fault precisely (and should the decoder accept it after all, its spans are used).
+ * With a sampling `door`, spans of traces it rejects are left out (counted in `passedBySpans`),
+ * or, with the door's claims, kept flagged (see `scanOtlpProto`).
  */
-export function readSpans(value: Buffer, encoding: OtlpEncodingOption): SpanBatch {
+export function readSpans(
+  value: Buffer,
+  encoding: OtlpEncodingOption,
+  door?: DoorFilter,
+): SpanBatch & Partial<PassedBy> {
   const chosen = encoding === 'auto' ? detectOtlpEncoding(value) : encoding
-  if (chosen !== 'otlp_proto') return spanArrayBatch(decodeOtlpTraces(value, encoding))
+  if (chosen !== 'otlp_proto') return decodedThroughDoor(decodeOtlpTraces(value, encoding), door)
   try {
-    return scanOtlpProto(value)
+    return scanOtlpProto(value, door)
   } catch {
-    return spanArrayBatch(decodeOtlpTraces(value, encoding))
+    return decodedThroughDoor(decodeOtlpTraces(value, encoding), door)
   }
+}
+
+/** Decoded spans as a batch, through the sampling door as `scanOtlpProto` applies it. */
+function decodedThroughDoor(spans: Span[], door: DoorFilter | undefined): SpanBatch & Partial<PassedBy> {
+  if (door === undefined) return spanArrayBatch(spans)
+  const claims = door.claims
+  if (claims !== undefined) {
+    return {
+      ...spanArrayBatch(spans),
+      rejected: (i) => !door.keep(spans[i]!.traceId),
+      claimed: (i) => spanMayClaim(spans[i]!, claims),
+    }
+  }
+  const kept: Span[] = []
+  let passedBySpans = 0
+  let passedByTraces = 0
+  for (const span of spans) {
+    if (door.keep(span.traceId)) kept.push(span)
+    else {
+      passedBySpans++
+      if (span.parentSpanId === undefined || span.parentSpanId === '') passedByTraces++
+    }
+  }
+  return { ...spanArrayBatch(kept), passedBySpans, passedByTraces }
 }

@@ -22,6 +22,13 @@ export interface SpanBatch {
   span(i: number): Span
   /** The size of span `i` for the byte cap when the record's size is unknown. */
   encodedBytes(i: number): number
+  /**
+   * True when the sampling door rejected span `i`'s trace by its rate and it is kept only for the
+   * door's claims (see `SamplingDoor`); absent or false: the trace came in.
+   */
+  rejected?(i: number): boolean
+  /** True when span `i` may make its rejected trace one the door's claims take. */
+  claimed?(i: number): boolean
   /** Makes the batch hold only its own bytes (not the consumer's buffer around them): it is held long. */
   own?(): void
 }

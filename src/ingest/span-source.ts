@@ -12,6 +12,7 @@ import { OffsetTracker, type RecordRef } from './offset-tracker.ts'
 import { type AssignmentContext, applyAssignment } from './partition-assignment.ts'
 import { createReadProgress, type ReadProgress } from './read-progress.ts'
 import { createRecordReader, type RecordReader } from './record-reader.ts'
+import type { SamplingDoor } from './sampling-door.ts'
 import { type ReleaseReason, TraceAssembler, type TraceAssemblerOptions } from './trace-assembler.ts'
 import {
   createTraceHandoff,
@@ -35,6 +36,12 @@ export interface SpanSourceOptions<R>
    * and never retried. Traces without it are finished without a call.
    */
   process(trace: IngestedTrace): Promise<R>
+  /**
+   * Traces no scorer can score (`samplingDoorOf` the scorers) are passed by as they are read: not
+   * decoded beyond their trace ids, buffered or scored; their records' offsets advance at once.
+   * Absent: every trace comes in.
+   */
+  door?: SamplingDoor
   /** Where results go; a trace's records are committable once every target acknowledged its result. */
   targets: readonly DeliveryTarget<R>[]
   /** Most traces scored or delivered at once. Default `assembly.maxInFlightTraces` (256). */
@@ -78,7 +85,14 @@ export interface SpanSourceOptions<R>
 export interface SpanSourceStats extends HandoffCounters {
   records: number
   emptyRecords: number
+  /** Spans read, those passed by included. */
   spans: number
+  /**
+   * Spans and traces the sampling door passed by: rejected as they were read, or held on probation
+   * for an `alwaysScore` claim that did not come (then released unscored, undecoded).
+   */
+  passedBySpans: number
+  passedByTraces: number
   deadLetters: number
   lateSpans: number
   /** Of `lateSpans`, by what released their trace (see `AssemblerStats`). */
@@ -273,7 +287,7 @@ function sourceStats(parts: {
   return {
     ...reader.counters(),
     ...handoff.counters(),
-    ...assemblerStats(assembler),
+    ...assemblerStats(assembler, reader),
     deadLetters: parts.deadLetters.count(),
     rebalances: state.rebalances,
     crashes: state.crashes,
@@ -360,10 +374,21 @@ function consumerHandlers(ctx: HandlerContext): ConsumerHandlers {
   }
 }
 
-/** The assembler's part of the source's stats. */
-function assemblerStats(assembler: TraceAssembler<RecordRef>) {
-  const { lateSpans, lateSpansByRelease, bufferedSpans, bufferedBytes, openTraces } = assembler.stats()
-  return { lateSpans, lateSpansByRelease, bufferedSpans, bufferedBytes, openTraces }
+/** The assembler's part of the source's stats (what it passed by is added to the reader's). */
+function assemblerStats(assembler: TraceAssembler<RecordRef>, reader: RecordReader) {
+  const stats = assembler.stats()
+  const { lateSpans, lateSpansByRelease, bufferedSpans, bufferedBytes, openTraces } = stats
+  const { passedBySpans, passedByTraces } = stats
+  const read = reader.counters()
+  return {
+    lateSpans,
+    lateSpansByRelease,
+    bufferedSpans,
+    bufferedBytes,
+    openTraces,
+    passedBySpans: read.passedBySpans + passedBySpans,
+    passedByTraces: read.passedByTraces + passedByTraces,
+  }
 }
 
 /** What each release reason's late spans ask the user to tune. */

@@ -414,7 +414,10 @@ describe('TraceAssembler on scanned protobuf records', () => {
     const { clock, assembler } = setup({ isAgentRunSpan: isGeneratedAgentSpan, rescoreLateSpans: true })
     assembler.addBatch(scanOtlpProto(payload), 'r1', payload.length)
     assembler.addBatch(scanOtlpProto(payload), 'r2', payload.length) // every span again
-    expect(assembler.stats()).toMatchObject({ duplicateSpans: traffic.spans.length })
+    // The runs' copies are found; the plain traces' are never looked for (their spans' ids are
+    // never made) and are dropped with them.
+    const runSpans = traffic.runs.reduce((n, run) => n + run.spans.length, 0)
+    expect(assembler.stats()).toMatchObject({ duplicateSpans: runSpans })
     clock.t += 1_000
     const first = assembler.takeReady()
     expect(first).toHaveLength(8)
@@ -430,6 +433,46 @@ describe('TraceAssembler on scanned protobuf records', () => {
         .spans.map((s) => s.spanId)
         .sort(),
     )
+  })
+})
+
+describe('TraceAssembler: traces without GenAI activity cost no span ids', () => {
+  const traffic = generateAgentTraffic({ runs: 2, plainTraces: 4, seed: 3 })
+  const run = traffic.runs[0]!
+  const [agentSpan] = run.spans.filter((s) => s.spanContext().spanId === run.agentSpanId)
+  const others = run.spans.filter((s) => s !== agentSpan)
+
+  it('makes no span id of a plain trace, and drops the duplicates of a run once its agent span comes', () => {
+    const { clock, assembler } = setup({ isAgentRunSpan: isGeneratedAgentSpan })
+    const asked = new Set<string>()
+    const scanned = (spans: typeof traffic.spans) => {
+      const batch = scanOtlpProto(encodeOtlpProto(spans))
+      const spanId = batch.spanId.bind(batch)
+      batch.spanId = (i) => {
+        asked.add(batch.traceId(i))
+        return spanId(i)
+      }
+      return batch
+    }
+    const plain = traffic.plainTraces.flat()
+    assembler.addBatch(scanned(plain), 'r1')
+    assembler.addBatch(scanned(plain), 'r2') // the plain traces again
+    // The run's children twice (no GenAI activity yet: the generated predicate knows agent spans only).
+    assembler.addBatch(scanned(others), 'r3')
+    assembler.addBatch(scanned(others), 'r4')
+    expect(asked.has(run.traceId)).toBe(true) // the role views of its model and tool spans have ids
+    expect(asked.size).toBe(1)
+    assembler.addBatch(scanned([agentSpan!]), 'r5')
+    clock.t += 1_000
+    const released = assembler.takeReady()
+    const scored = released.find((t) => t.traceId === run.traceId)!
+    expect(scored.hasGenAi).toBe(true)
+    expect(scored.spans.map((s) => s.spanId).sort()).toEqual(
+      run.spans.map((s) => s.spanContext().spanId).sort(),
+    )
+    expect(released.filter((t) => !t.hasGenAi)).toHaveLength(traffic.plainTraces.length)
+    expect([...asked]).toEqual([run.traceId])
+    expect(assembler.stats()).toMatchObject({ duplicateSpans: others.length, bufferedSpans: 0 })
   })
 })
 

@@ -152,6 +152,12 @@ export interface AssemblerStats {
   lateSpansByRelease: Record<ReleaseReason, number>
   duplicateSpans: number
   rereleasedTraces: number
+  /**
+   * Traces the sampling door rejected by rate and no `alwaysScore` claim took, released unscored
+   * and undecoded (see `SpanBatch.rejected`), and their spans.
+   */
+  passedByTraces: number
+  passedBySpans: number
 }
 
 /** Up to this many spans a trace checks for duplicates by scanning its spans; beyond, a Set of ids. */
@@ -223,6 +229,11 @@ interface OpenTrace<R> extends HeldSpans {
   inUnsettled: boolean
   /** Held spans whose batches were made to own their bytes (see {@link ownBytes}). */
   ownedUpTo: number
+  /**
+   * True while the sampling door rejected the trace by rate and no span of it was claimed: its
+   * spans are held as they came, never asked about their roles, and it is released unscored.
+   */
+  probation: boolean
 }
 
 interface ReleasedTrace {
@@ -337,6 +348,8 @@ export class TraceAssembler<R> {
   private readonly lateByRelease: Record<ReleaseReason, number> = { settled: 0, age: 0, cap: 0, flush: 0 }
   private duplicateSpans = 0
   private rereleased = 0
+  private passedByTraces = 0
+  private passedBySpans = 0
 
   constructor(options: TraceAssemblerOptions) {
     this.isAgentRunSpan = options.isAgentRunSpan
@@ -385,8 +398,10 @@ export class TraceAssembler<R> {
       if (traceId !== lastTraceId || trace === undefined) {
         lastTraceId = traceId
         const known = this.traces.get(traceId)
-        if (known === undefined) trace = this.openTrace(traceId, now)
-        else if (known.isOpen) trace = known as OpenTrace<R>
+        if (known === undefined) {
+          trace = this.openTrace(traceId, now)
+          if (batch.rejected?.(i) === true) trace.probation = true
+        } else if (known.isOpen) trace = known as OpenTrace<R>
         else {
           trace = undefined
           late++
@@ -612,6 +627,8 @@ export class TraceAssembler<R> {
       lateSpansByRelease: { ...this.lateByRelease },
       duplicateSpans: this.duplicateSpans,
       rereleasedTraces: this.rereleased,
+      passedByTraces: this.passedByTraces,
+      passedBySpans: this.passedBySpans,
     }
   }
 
@@ -634,6 +651,7 @@ export class TraceAssembler<R> {
       partial: false,
       inUnsettled: false,
       ownedUpTo: 0,
+      probation: false,
     }
     this.traces.set(traceId, trace)
     this.openOrder.push(trace)
@@ -657,29 +675,30 @@ export class TraceAssembler<R> {
       if (trace.refs.length === 0) trace.refs = [ref]
       else trace.refs.push(ref)
     }
-    const spanId = batch.spanId(i)
-    if (this.hasSpan(trace, spanId)) {
-      this.duplicateSpans++
-      return firstOfRecord
+    // Spans of a trace that showed no GenAI activity yet are not checked for duplicates (nor are
+    // their ids made): most such traces are released unread. The check is made once for all of
+    // them when the trace shows it (`dropDuplicates`), before anything reads its spans.
+    const checked = trace.hasGenAi
+    if (checked) {
+      const spanId = batch.spanId(i)
+      if (this.hasSpan(trace, spanId)) {
+        this.duplicateSpans++
+        return firstOfRecord
+      }
+      if (trace.idSet !== undefined) trace.idSet.add(spanId)
+      else if (countOf(trace.held) + 1 > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held).add(spanId)
     }
     if (trace.held.length === 0) trace.held = [batch, i]
     else trace.held.push(batch, i)
-    if (trace.idSet !== undefined) trace.idSet.add(spanId)
-    else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
     const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
     this.bufferedSpans++
     if (batch.isRoot(i)) trace.hasRoot = true
-    const span = batch.candidate(i)
-    if (span !== undefined) {
-      if (this.isAgentRunSpan(span)) {
-        if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [spanId]
-        else trace.agentSpanIds.push(spanId)
-        if (!isEnded(span)) trace.unendedAgents++
-        trace.hasGenAi = true
-      } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
-    }
+    if (!trace.probation) {
+      this.noteRole(trace, batch, i)
+      if (!checked && trace.hasGenAi) this.dropDuplicates(trace)
+    } else if (batch.claimed?.(i) === true) this.claim(trace)
     // Queue the trace again at its new last arrival (its earlier entry turns stale); traces touched
     // at the same instant keep their entry.
     if (!trace.inUnsettled || trace.lastSpanMs !== now) {
@@ -689,6 +708,56 @@ export class TraceAssembler<R> {
     }
     trace.lastSpanMs = now
     return firstOfRecord
+  }
+
+  /** Notes whether span `i` of `batch` is an agent-run span (and whether it is ended) or a GenAI span. */
+  private noteRole(trace: OpenTrace<R>, batch: SpanBatch, i: number): void {
+    const span = batch.candidate(i)
+    if (span === undefined) return
+    if (this.isAgentRunSpan(span)) {
+      const spanId = batch.spanId(i)
+      if (trace.agentSpanIds.length === 0) trace.agentSpanIds = [spanId]
+      else trace.agentSpanIds.push(spanId)
+      if (!isEnded(span)) trace.unendedAgents++
+      trace.hasGenAi = true
+    } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
+  }
+
+  /** A trace on probation was claimed by the door's rules: it comes in, its held spans' roles noted now. */
+  private claim(trace: OpenTrace<R>): void {
+    trace.probation = false
+    this.dropDuplicates(trace)
+    const held = trace.held
+    for (let k = 0; k < held.length; k += 2) this.noteRole(trace, held[k] as SpanBatch, held[k + 1] as number)
+  }
+
+  /**
+   * Drops the spans a trace holds twice, keeping the last copy (the one that showed GenAI activity,
+   * when that was a copy), once the trace shows GenAI activity (see `append`): from then on each
+   * span is checked as it comes.
+   */
+  private dropDuplicates(trace: OpenTrace<R>): void {
+    const held = trace.held
+    const ids = new Set<string>()
+    let at = held.length
+    for (let k = held.length - 2; k >= 0; k -= 2) {
+      const batch = held[k] as SpanBatch
+      const i = held[k + 1] as number
+      const id = batch.spanId(i)
+      if (ids.has(id)) {
+        this.duplicateSpans++
+        this.bufferedSpans--
+        continue
+      }
+      ids.add(id)
+      held[--at] = i
+      held[--at] = batch
+    }
+    if (at > 0) {
+      trace.held = held.slice(at)
+      trace.ownedUpTo = 0 // positions moved; owning a batch twice is a no-op
+    }
+    if (ids.size > SCAN_DUPLICATES_UP_TO) trace.idSet = ids
   }
 
   /**
@@ -706,6 +775,9 @@ export class TraceAssembler<R> {
     event: number,
   ): boolean {
     const released = this.traces.get(traceId) as ReleasedTrace
+    // A trace the door rejected comes back only when a late span of it is claimed.
+    const rejected = batch.rejected?.(indexes[0]!) === true
+    if (rejected && !indexes.some((i) => batch.claimed?.(i) === true)) return false
     const newAgent = indexes.some((i) => {
       const span = batch.candidate(i)
       return span !== undefined && this.isAgentRunSpan(span) && !released.agentSpanIds.includes(span.spanId)
@@ -746,6 +818,10 @@ export class TraceAssembler<R> {
 
   private release(trace: OpenTrace<R>, reason: ReleaseReason, now: number): void {
     this.close(trace)
+    if (trace.probation) {
+      this.passedByTraces++
+      this.passedBySpans += countOf(trace.held)
+    }
     const scored = trace.scoredAgentSpanIds
     const agentSpanIds =
       scored === undefined ? trace.agentSpanIds : trace.agentSpanIds.filter((id) => !scored.includes(id))

@@ -16,7 +16,15 @@ export function createMetrics() {
   return {
     registry,
     records: counter('tracescore_records_total', 'Kafka records consumed'),
-    spans: counter('tracescore_spans_total', 'Spans decoded'),
+    spans: counter('tracescore_spans_total', 'Spans read (those passed by at the sampling door included)'),
+    passedBySpans: counter(
+      'tracescore_passed_by_spans_total',
+      'Spans of traces no scorer samples, passed by at the sampling door: not decoded, assembled nor scored',
+    ),
+    passedByTraces: counter(
+      'tracescore_passed_by_traces_total',
+      'Traces no scorer samples (counted by their root spans), passed by at the sampling door',
+    ),
     traces: counter('tracescore_traces_total', 'Traces assembled', ['complete']),
     runs: counter('tracescore_agent_runs_total', 'Agent runs found in traces', ['agent', 'convention']),
     decisions: counter(

@@ -5,7 +5,14 @@ import { refreshConsumerLag } from './consumer-lag.ts'
 import type { Logger } from './logger.ts'
 import type { Metrics } from './metrics.ts'
 
-type CountedKey = 'records' | 'spans' | 'deadLetters' | 'tracesReleased' | 'tracesIncomplete'
+type CountedKey =
+  | 'records'
+  | 'spans'
+  | 'deadLetters'
+  | 'tracesReleased'
+  | 'tracesIncomplete'
+  | 'passedBySpans'
+  | 'passedByTraces'
 
 /**
  * Turns the source's running totals into Prometheus counters and gauges: returns a function to
@@ -22,6 +29,8 @@ export function sourceMetricsUpdater(metrics: Metrics, stats: () => SpanSourceSt
     metrics.records.inc(delta('records'))
     metrics.spans.inc(delta('spans'))
     metrics.deadLetters.inc(delta('deadLetters'))
+    metrics.passedBySpans.inc(delta('passedBySpans'))
+    metrics.passedByTraces.inc(delta('passedByTraces'))
     for (const reason of Object.keys(now.lateSpansByRelease) as ReleaseReason[]) {
       const d = now.lateSpansByRelease[reason] - last.lateSpansByRelease[reason]
       if (d > 0) metrics.lateSpans.inc({ released_by: reason }, d)

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto'
+import * as crypto from 'node:crypto'
+import { sha256First48OfShortAscii } from './sha256-short.ts'
 
 /** How many runs a scorer sees, as Mastra's `ScoringSamplingConfig`: all, or a ratio of traces. */
 export type ScoringSamplingConfig = { type: 'none' } | { type: 'ratio'; rate: number }
@@ -10,9 +11,21 @@ const TWO_TO_THE_48 = 2 ** 48
  * text, big-endian, over 2^48 (Mastra's `hashToUnitInterval`).
  */
 export function traceIdToUnitInterval(traceId: string): number {
-  const digest = createHash('sha256').update(traceId, 'utf8').digest()
-  return digest.readUIntBE(0, 6) / TWO_TO_THE_48
+  const first48Bits = sha256First48OfShortAscii(traceId) ?? sha256(traceId).readUIntBE(0, 6)
+  return first48Bits / TWO_TO_THE_48
 }
+
+/**
+ * SHA-256 of a string's UTF-8 bytes: Node's one-shot `crypto.hash` where it has one (22+; a
+ * third of the cost of a `Hash` object, and the sampling door hashes every trace id it reads),
+ * else `createHash`.
+ */
+const sha256: (text: string) => Buffer =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => (crypto as unknown as { hash: HashOnce }).hash('sha256', text, 'buffer')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest()
+
+type HashOnce = (algorithm: string, data: string, encoding: 'buffer') => Buffer
 
 /**
  * Deterministic ratio sampling, as Mastra's live scoring does it: the same trace id gives the

@@ -1,4 +1,5 @@
 import type { Attributes, InstrumentationScope, Span } from '../../model/span.ts'
+import type { DoorFilter } from '../sampling-door.ts'
 import {
   REQUEST_RESOURCE_SPANS,
   RS_SCOPE_SPANS,
@@ -39,8 +40,15 @@ import { readRoleView } from './role-view.ts'
 
 const ROOT = 1
 const CANDIDATE = 2
-/** Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group. */
-const STRIDE = 4
+/** The sampling door rejected the span's trace id; kept only because the door's claims may take it. */
+const REJECTED = 4
+/** The span may make its trace one the door's claims (`alwaysScore`) take (see `DoorFilter`). */
+const CLAIM = 8
+/**
+ * Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group,
+ * and where its span id's 8 bytes start (its hex string is made only when asked for).
+ */
+const STRIDE = 5
 
 const encoder = new TextEncoder()
 /** Span names of the Vercel AI SDK (`ai.generateText`...), whose role may come from the name alone. */
@@ -49,6 +57,13 @@ const AI_NAME = encoder.encode('ai.')
 const LANGCHAIN4J_NAME = encoder.encode('langchain4j.')
 /** Events of the older GenAI conventions (`gen_ai.user.message`, `gen_ai.choice`), which make a model span. */
 const GEN_AI_EVENT = encoder.encode('gen_ai.')
+/** The event OpenTelemetry records an exception as (some conventions' only sign of a failure). */
+const EXCEPTION_EVENT = encoder.encode('exception')
+/** `scanEvent`'s answer: the event's name starts with `gen_ai.`, or is `exception`. */
+const GEN_AI = 1
+const EXCEPTION = 2
+/** Status code ERROR (`Status.code`). */
+const STATUS_ERROR = 2
 
 /**
  * The spans of one protobuf record, scanned but not decoded: per span its trace and span ids,
@@ -66,8 +81,13 @@ export class ScannedSpans {
   bytes: Uint8Array
   private owned = false
   length = 0
+  /** Spans of the record the sampling door passed by: read up to their trace id (and parent), no further. */
+  passedBySpans = 0
+  /** Of them, root spans: the traces passed by (a trace has one root). */
+  passedByTraces = 0
   private traceIds: readonly string[] = NONE
-  private spanIds: readonly string[] = NONE
+  /** Span ids made so far (see {@link spanId}); none until one is asked for. */
+  private spanIds: string[] | undefined
   private info: readonly number[] = NONE
   /** @internal Per group (a `ScopeSpans`): its resource and scope, known once the scan passed it. */
   readonly resources: Attributes[] = []
@@ -83,13 +103,35 @@ export class ScannedSpans {
     return this.traceIds[i]!
   }
 
+  /**
+   * The id of span `i`, made from its bytes when first asked for: the assembler asks only for the
+   * spans of traces that show GenAI activity (and of duplicates checks there), so most spans of
+   * HTTP or database traces never get one.
+   */
   spanId(i: number): string {
-    return this.spanIds[i]!
+    this.spanIds ??= new Array<string>(this.length)
+    let id = this.spanIds[i]
+    if (id === undefined) {
+      const at = this.info[i * STRIDE + 4]!
+      id = this.readerAt(at).hex(at + SPAN_ID_BYTES)
+      this.spanIds[i] = id
+    }
+    return id
   }
 
   /** True when the span has no parent (or an all-zero parent id). */
   isRoot(i: number): boolean {
     return (this.info[i * STRIDE + 2]! & ROOT) !== 0
+  }
+
+  /** True when the sampling door rejected the trace of span `i` (it is kept for the door's claims). */
+  rejected(i: number): boolean {
+    return (this.info[i * STRIDE + 2]! & REJECTED) !== 0
+  }
+
+  /** True when span `i` may make its trace one the door's claims take (status ERROR, an agent name...). */
+  claimed(i: number): boolean {
+    return (this.info[i * STRIDE + 2]! & CLAIM) !== 0
   }
 
   /**
@@ -103,8 +145,9 @@ export class ScannedSpans {
     const at = i * STRIDE
     if ((this.info[at + 2]! & CANDIDATE) === 0) return undefined
     const group = this.info[at + 3]!
+    // The id first: making it moves the shared reader.
+    const ids = { traceId: this.traceIds[i]!, spanId: this.spanId(i) }
     const r = this.readerAt(this.info[at]!)
-    const ids = { traceId: this.traceIds[i]!, spanId: this.spanIds[i]! }
     return readRoleView(r, this.info[at + 1]!, ids, this.resources[group]!, this.scopes[group]!)
   }
 
@@ -140,7 +183,6 @@ export class ScannedSpans {
     this.length = count
     if (count === 0) return
     this.traceIds = scratchTraceIds.slice(0, count)
-    this.spanIds = scratchSpanIds.slice(0, count)
     this.info = scratchInfo.slice(0, count * STRIDE)
   }
 }
@@ -154,15 +196,16 @@ const NONE: readonly never[] = Object.freeze([])
  * several times per record. The scan is synchronous, so one set serves every record.
  */
 let scratchTraceIds: string[] = []
-let scratchSpanIds: string[] = []
 let scratchInfo: number[] = []
 let scratchCount = 0
+/** The door of the record being scanned (the scan is synchronous), and the batch it counts into. */
+let scanDoor: DoorFilter | undefined
+let scanOut: ScannedSpans | undefined
 
 /** Drops the scratch arrays after a record with unusually many spans, so they do not stay that large. */
 function resetScratch(): void {
   if (scratchTraceIds.length <= 4096) return
   scratchTraceIds = []
-  scratchSpanIds = []
   scratchInfo = []
 }
 
@@ -171,12 +214,19 @@ function resetScratch(): void {
  * (what it rejects, this rejects, with an {@link OtlpDecodeError}), reads each span's ids and
  * role markers and decodes nothing else but resources and scopes. The error messages may be less
  * precise than the decoder's: decode a rejected payload to report it.
+ *
+ * With a sampling `door`, a span whose trace the door rejects is passed by: read up to its trace
+ * id (and its parent id, to count traces by their roots) and not kept, nor checked further (a
+ * malformed part of it goes unnoticed; nothing would read it). With the door's `claims`, such a
+ * span is scanned and kept, flagged rejected, and flagged when it may be claimed.
  */
-export function scanOtlpProto(payload: Uint8Array): ScannedSpans {
+export function scanOtlpProto(payload: Uint8Array, door?: DoorFilter): ScannedSpans {
   const r = new ProtobufReader(payload)
   const out = new ScannedSpans(payload)
   const limit = payload.length
   scratchCount = 0
+  scanDoor = door
+  scanOut = out
   try {
     while (r.pos < limit) {
       const tag = r.tag(limit)
@@ -186,6 +236,8 @@ export function scanOtlpProto(payload: Uint8Array): ScannedSpans {
     out.takeSpans(scratchCount)
   } finally {
     resetScratch()
+    scanDoor = undefined
+    scanOut = undefined
   }
   return out
 }
@@ -218,7 +270,7 @@ function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void
 /** Adds a span to the scratch arrays; returns its index. */
 function addScanned(
   traceId: string,
-  spanId: string,
+  spanIdAt: number,
   start: number,
   end: number,
   flags: number,
@@ -226,12 +278,12 @@ function addScanned(
 ) {
   const n = scratchCount++
   scratchTraceIds[n] = traceId
-  scratchSpanIds[n] = spanId
   const at = n * STRIDE
   scratchInfo[at] = start
   scratchInfo[at + 1] = end
   scratchInfo[at + 2] = flags
   scratchInfo[at + 3] = group
+  scratchInfo[at + 4] = spanIdAt
   return n
 }
 
@@ -242,19 +294,32 @@ const NO_SCOPE: InstrumentationScope = Object.freeze({ name: '' })
 function scanSpan(r: ProtobufReader, end: number, group: number): void {
   const start = r.pos
   let traceId = ''
-  let spanId = ''
+  let spanIdAt = -1
   let root = true
+  let parentSeen = false
   let aiName = false
   let candidate = false
+  let rejected = false
+  let claim = false
   while (r.pos < end) {
     const tag = r.tag(end)
     // The ids as the decoder reads them (every span has both), then the fields checked or marked.
-    if (tag === SPAN_TRACE_ID) traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
-    else if (tag === SPAN_SPAN_ID) spanId = readId(r, end, SPAN_ID_BYTES, 'span_id')
+    if (tag === SPAN_TRACE_ID) {
+      traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
+      if (scanDoor !== undefined && !scanDoor.keep(traceId)) {
+        // Producers write the trace id first: a trace nothing can score costs no more than this.
+        if (scanDoor.claims === undefined) {
+          passBy(r, end, parentSeen ? root : undefined)
+          return
+        }
+        rejected = true
+      }
+    } else if (tag === SPAN_SPAN_ID) spanIdAt = checkId(r, end, SPAN_ID_BYTES, 'span_id')
     else
       switch (tag) {
         case SPAN_PARENT_SPAN_ID:
           root = isRootParent(r, end)
+          parentSeen = true
           break
         case SPAN_NAME: {
           const nameEnd = r.lengthEnd(end)
@@ -276,23 +341,61 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
         case SPAN_ATTRIBUTES:
           if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
           break
-        case SPAN_EVENTS:
-          if (scanEvent(r, r.lengthEnd(end))) candidate = true
+        case SPAN_EVENTS: {
+          const event = scanEvent(r, r.lengthEnd(end))
+          if (event & GEN_AI) candidate = true
+          if (event & EXCEPTION) claim = true
           break
+        }
         case SPAN_LINKS:
           scanLink(r, r.lengthEnd(end))
           break
         case SPAN_STATUS:
-          scanStatus(r, r.lengthEnd(end))
+          if (scanStatus(r, r.lengthEnd(end)) === STATUS_ERROR) claim = true
           break
         default:
           r.skip(tag, end)
       }
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
-  if (spanId === '') throw r.error('invalid_id', 'span without span_id', start)
-  const flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
-  addScanned(traceId, spanId, start, end, flags, group)
+  if (spanIdAt < 0) throw r.error('invalid_id', 'span without span_id', start)
+  let flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
+  if (rejected) flags |= REJECTED | (mayClaim(r.buf, start, end, claim) ? CLAIM : 0)
+  addScanned(traceId, spanIdAt, start, end, flags, group)
+}
+
+/**
+ * Whether a span of a rejected trace may be claimed by the door's `alwaysScore` rules: a failure
+ * sign (`claim`: status ERROR, an `exception` event) when errors are claimed, or a listed agent
+ * name anywhere in its bytes.
+ */
+function mayClaim(buf: Uint8Array, start: number, end: number, failed: boolean): boolean {
+  const door = scanDoor!
+  if (failed && door.claims!.errors) return true
+  if (door.nameBytes.length === 0) return false
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset + start, end - start)
+  return door.nameBytes.some((name) => bytes.indexOf(name) >= 0)
+}
+
+/**
+ * Passes a span by: counts it (and its trace, at its root) and moves past it. Whether it is a root
+ * is read from its parent id, which producers write right after the trace and span ids; a span
+ * whose fields come in another order may be miscounted as a root, which only the count sees.
+ */
+function passBy(r: ProtobufReader, end: number, knownRoot: boolean | undefined): void {
+  let root = knownRoot ?? true
+  while (knownRoot === undefined && r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === SPAN_PARENT_SPAN_ID) {
+      root = isRootParent(r, end)
+      break
+    }
+    if (tag >>> 3 > SPAN_PARENT_SPAN_ID >>> 3) break
+    r.skip(tag, end)
+  }
+  r.pos = end
+  scanOut!.passedBySpans++
+  if (root) scanOut!.passedByTraces++
 }
 
 /** Checks a parent span id (0 or 8 bytes) and tells whether it marks a root (empty or all zeros). */
@@ -309,15 +412,21 @@ function isRootParent(r: ProtobufReader, end: number): boolean {
   return true
 }
 
-/** Checks a `Span.Event`; true when its name starts with `gen_ai.`. */
-function scanEvent(r: ProtobufReader, end: number): boolean {
-  let genAi = false
+/** Checks a `Span.Event`; {@link GEN_AI} when its name starts with `gen_ai.`, {@link EXCEPTION} when it is `exception`. */
+function scanEvent(r: ProtobufReader, end: number): number {
+  let genAi = 0
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === EVENT_TIME) r.fixed64(end)
     else if (tag === EVENT_NAME) {
       const nameEnd = r.lengthEnd(end)
-      genAi = startsWith(r.buf, r.pos, nameEnd, GEN_AI_EVENT)
+      if (startsWith(r.buf, r.pos, nameEnd, GEN_AI_EVENT)) genAi = GEN_AI
+      else if (
+        nameEnd - r.pos === EXCEPTION_EVENT.length &&
+        startsWith(r.buf, r.pos, nameEnd, EXCEPTION_EVENT)
+      )
+        genAi = EXCEPTION
+      else genAi = 0
       r.skipString(nameEnd)
     } else if (tag === EVENT_ATTRIBUTES) checkKeyValue(r, r.lengthEnd(end))
     else r.skip(tag, end)
@@ -344,21 +453,27 @@ function scanLink(r: ProtobufReader, end: number): void {
   if (ids !== 3) throw r.error('invalid_id', 'link without trace_id or span_id', start)
 }
 
-function checkId(r: ProtobufReader, end: number, bytes: number, what: string): void {
+/** Checks an id of `bytes` bytes and moves past it; returns where its bytes start. */
+function checkId(r: ProtobufReader, end: number, bytes: number, what: string): number {
   const idEnd = r.lengthEnd(end)
-  if (idEnd - r.pos !== bytes) {
-    throw r.error('invalid_id', `${what} has ${idEnd - r.pos} bytes, expected ${bytes}`, r.pos)
+  const at = r.pos
+  if (idEnd - at !== bytes) {
+    throw r.error('invalid_id', `${what} has ${idEnd - at} bytes, expected ${bytes}`, at)
   }
   r.pos = idEnd
+  return at
 }
 
-function scanStatus(r: ProtobufReader, end: number): void {
+/** Checks a `Status`; returns its code. */
+function scanStatus(r: ProtobufReader, end: number): number {
+  let code = 0
   while (r.pos < end) {
     const tag = r.tag(end)
-    if (tag === STATUS_CODE) r.int32(end)
+    if (tag === STATUS_CODE) code = r.int32(end)
     else if (tag === STATUS_MESSAGE) r.skipString(r.lengthEnd(end))
     else r.skip(tag, end)
   }
+  return code
 }
 
 function startsWith(buf: Uint8Array, start: number, end: number, prefix: Uint8Array): boolean {
