@@ -35,8 +35,12 @@ const STATUS_CODE_NAMES: Record<string, StatusCode> = {
   STATUS_CODE_ERROR: 2,
 }
 
+const SPAN_LEVELS = ['resourceSpans', 'scopeSpans', 'spans'] as const
+
 /** Where the normalizer is, for error messages (indices are updated in the loops, the path is built only on error). */
-interface Cursor {
+export interface Cursor {
+  /** The names of the three levels (default `resourceSpans`, `scopeSpans`, `spans`; logs name theirs). */
+  names?: readonly [string, string, string]
   rs: number
   ss: number
   span: number
@@ -44,16 +48,18 @@ interface Cursor {
   inner: string
 }
 
-function fail(
+/** Throws {@link OtlpDecodeError} with the JSON path of `cur` and `field`. */
+export function fail(
   cur: Cursor,
   field: string,
   message: string,
   code: OtlpDecodeError['code'] = 'invalid_field',
 ): never {
-  let path = 'resourceSpans'
+  const [resources, scopes, items] = cur.names ?? SPAN_LEVELS
+  let path = resources
   if (cur.rs >= 0) path += `[${cur.rs}]`
-  if (cur.ss >= 0) path += `.scopeSpans[${cur.ss}]`
-  if (cur.span >= 0) path += `.spans[${cur.span}]`
+  if (cur.ss >= 0) path += `.${scopes}[${cur.ss}]`
+  if (cur.span >= 0) path += `.${items}[${cur.span}]`
   if (cur.inner) path += `.${cur.inner}`
   if (field) path += `.${field}`
   throw new OtlpDecodeError(code, message, { path })
@@ -85,11 +91,13 @@ export function decodeOtlpJson(text: string): Span[] {
   return spans
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function list(value: unknown, cur: Cursor, field: string): unknown[] {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function list(value: unknown, cur: Cursor, field: string): unknown[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) fail(cur, field, 'expected an array')
   return value
@@ -145,7 +153,8 @@ export function visitOtlpJsonRequest(request: unknown, visit: OtlpSpanVisitor, p
   }
 }
 
-function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
   if (value === undefined || value === null) return { name: '' }
   if (!isObject(value)) fail(cur, 'scope', 'expected an object')
   const scope: InstrumentationScope = { name: stringOf(value.name, cur, 'scope.name') }
@@ -159,13 +168,15 @@ function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
   return scope
 }
 
-function stringOf(value: unknown, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function stringOf(value: unknown, cur: Cursor, field: string): string {
   if (typeof value === 'string') return value
   if (value === undefined || value === null) return ''
   fail(cur, field, 'expected a string')
 }
 
-function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string {
   if (typeof value !== 'string') fail(cur, field, 'expected a hex id string', 'invalid_id')
   if (value.length === bytes * 2) {
     if (HEX_LOWER.test(value)) return value
@@ -186,7 +197,8 @@ function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string
   )
 }
 
-function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string): string | undefined {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined
   const id = idOf(value, bytes, cur, field)
   return /^0+$/.test(id) ? undefined : id
@@ -200,7 +212,8 @@ const TWO_64 = 2 ** 64
  * A `fixed64` time (decimal string or JSON number) as its canonical decimal text. Values outside
  * uint64 are rejected: they have no meaning as nanoseconds and would become an invalid date.
  */
-function timeOf(value: unknown, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function timeOf(value: unknown, cur: Cursor, field: string): string {
   if (typeof value === 'string') {
     if (!UNSIGNED.test(value)) fail(cur, field, 'expected an unsigned 64-bit integer')
     let digits = value
@@ -223,7 +236,8 @@ function timeOf(value: unknown, cur: Cursor, field: string): string {
   fail(cur, field, 'expected an unsigned integer')
 }
 
-function enumOf(
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function enumOf(
   value: unknown,
   names: Record<string, number>,
   max: number,
@@ -310,7 +324,8 @@ function statusOf(value: unknown, cur: Cursor): SpanStatus {
   return status
 }
 
-function attributesOf(value: unknown, cur: Cursor, field: string, depth: number): Attributes {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function attributesOf(value: unknown, cur: Cursor, field: string, depth: number): Attributes {
   const attributes: Attributes = {}
   if (value === undefined || value === null) return attributes
   if (!Array.isArray(value)) fail(cur, field, 'expected an array of {key, value}')
@@ -324,7 +339,8 @@ function attributesOf(value: unknown, cur: Cursor, field: string, depth: number)
   return attributes
 }
 
-function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): AttributeValue {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): AttributeValue {
   if (value === undefined || value === null) return null
   if (!isObject(value)) fail(cur, field, 'expected an AnyValue object')
   const s = value.stringValue
