@@ -2,10 +2,17 @@ import type { Logger } from '../ops/logger.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
 import { type BadRecord, badRecordOf } from './dead-letter.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
-import { decodeOtlpTraces, detectOtlpEncoding, type OtlpEncodingOption } from './decode/index.ts'
+import {
+  decodeOtlpLogs,
+  decodeOtlpTraces,
+  detectOtlpEncoding,
+  type OtlpEncodingOption,
+} from './decode/index.ts'
 import { scanOtlpProto } from './decode/scan-proto.ts'
+import { logRecordBatch } from './log-batch.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { PartitionWatermark } from './partition-watermark.ts'
+import { isLogsRecord } from './signal-header.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
@@ -14,6 +21,10 @@ interface ReadCounters {
   records: number
   emptyRecords: number
   spans: number
+  /** Log records read that carry a trace and span id (they join their trace). */
+  logRecords: number
+  /** Log records read without a trace or span id: nothing to attach them to, dropped. */
+  uncorrelatedLogRecords: number
 }
 
 /** Settings of the record reader. */
@@ -42,7 +53,13 @@ export interface RecordReader {
 /** Creates the record reader. */
 export function createRecordReader(options: RecordReaderOptions): RecordReader {
   const { encoding, assembler, tracker, deadLetters, logger, watermark } = options
-  const counters: ReadCounters = { records: 0, emptyRecords: 0, spans: 0 }
+  const counters: ReadCounters = {
+    records: 0,
+    emptyRecords: 0,
+    spans: 0,
+    logRecords: 0,
+    uncorrelatedLogRecords: 0,
+  }
 
   const readRecord = (record: ConsumedRecord, ref: RecordRef, bad: BadRecord[], badRefs: RecordRef[]) => {
     counters.records++
@@ -53,14 +70,16 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       return
     }
     let spans: SpanBatch
+    const logs = isLogsRecord(record)
     try {
-      spans = readSpans(value, encoding)
+      spans = logs ? readLogRecords(value, encoding, counters) : readSpans(value, encoding)
     } catch (error) {
       bad.push(badRecordOf(ref.topic, ref.partition, record, error))
       badRefs.push(ref) // the reading's hold stays until the dead letter is produced
       return
     }
-    counters.spans += spans.length
+    if (logs) counters.logRecords += spans.length
+    else counters.spans += spans.length
     const { traces } = assembler.addBatch(spans, ref, value.length, recordTimeMs(record))
     tracker.hold(ref, traces)
     tracker.release(ref)
@@ -135,4 +154,19 @@ export function readSpans(value: Buffer, encoding: OtlpEncodingOption): SpanBatc
   } catch {
     return spanArrayBatch(decodeOtlpTraces(value, encoding))
   }
+}
+
+/**
+ * A logs record's log records (an OTLP `ExportLogsServiceRequest`, marked by its signal header) as
+ * a batch for the assembler: those with a trace and a span id; the others are counted and dropped.
+ */
+function readLogRecords(
+  value: Buffer,
+  encoding: OtlpEncodingOption,
+  counters: Pick<ReadCounters, 'uncorrelatedLogRecords'>,
+): SpanBatch {
+  const all = decodeOtlpLogs(value, encoding)
+  const correlated = all.filter((record) => record.traceId !== '' && record.spanId !== '')
+  counters.uncorrelatedLogRecords += all.length - correlated.length
+  return logRecordBatch(correlated)
 }

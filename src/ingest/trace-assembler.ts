@@ -1,7 +1,8 @@
 import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
-import type { Span } from '../model/index.ts'
+import type { LogRecord, Span } from '../model/index.ts'
 import { KeyedMinHeap } from './keyed-min-heap.ts'
+import { attachLogRecords } from './log-record-events.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 
 /** Settings of the trace assembler; every duration is in milliseconds of the injected clock. */
@@ -185,12 +186,26 @@ function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
   trace.ownedUpTo = count
 }
 
-/** The held spans, decoded (in arrival order). */
+/**
+ * The held spans, decoded (in arrival order), with the held log records attached to their spans
+ * as events (see `attachLogRecords`).
+ */
 function decodeHeld(trace: HeldSpans): Span[] {
   const held = trace.held
   const spans = new Array<Span>(countOf(held))
-  for (let k = 0; k < spans.length; k++) spans[k] = sourceOf(held, k).span(indexOf(held, k))
-  return spans
+  let n = 0
+  let logs: LogRecord[] | undefined
+  for (let k = 0; k < spans.length; k++) {
+    const source = sourceOf(held, k)
+    if (source.logRecord === undefined) spans[n++] = source.span(indexOf(held, k))
+    else {
+      logs ??= []
+      logs.push(source.logRecord(indexOf(held, k)))
+    }
+  }
+  if (logs === undefined) return spans
+  spans.length = n
+  return attachLogRecords(spans, logs).spans
 }
 
 interface OpenTrace<R> extends HeldSpans {
@@ -242,7 +257,10 @@ interface ReleasedTrace {
 /** The ids of the held spans, as a Set. */
 function heldIds(held: HeldSpans['held']): Set<string> {
   const ids = new Set<string>()
-  for (let k = 0; k < held.length; k += 2) ids.add((held[k] as SpanBatch).spanId(held[k + 1] as number))
+  for (let k = 0; k < held.length; k += 2) {
+    const source = held[k] as SpanBatch
+    if (source.logRecord === undefined) ids.add(source.spanId(held[k + 1] as number))
+  }
   return ids
 }
 
@@ -658,14 +676,17 @@ export class TraceAssembler<R> {
       else trace.refs.push(ref)
     }
     const spanId = batch.spanId(i)
-    if (this.hasSpan(trace, spanId)) {
+    // A log record is held beside the spans, never taken for a duplicate of its span.
+    const isLog = batch.logRecord !== undefined
+    if (!isLog && this.hasSpan(trace, spanId)) {
       this.duplicateSpans++
       return firstOfRecord
     }
     if (trace.held.length === 0) trace.held = [batch, i]
     else trace.held.push(batch, i)
-    if (trace.idSet !== undefined) trace.idSet.add(spanId)
-    else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
+    if (trace.idSet !== undefined) {
+      if (!isLog) trace.idSet.add(spanId)
+    } else if (countOf(trace.held) > SCAN_DUPLICATES_UP_TO) trace.idSet = heldIds(trace.held)
     const bytes = perSpanBytes >= 0 ? perSpanBytes : batch.encodedBytes(i)
     trace.bytes += bytes
     this.bufferedBytes += bytes
@@ -734,7 +755,8 @@ export class TraceAssembler<R> {
     if (trace.idSet !== undefined) return trace.idSet.has(spanId)
     const held = trace.held
     for (let k = 0; k < held.length; k += 2) {
-      if ((held[k] as SpanBatch).spanId(held[k + 1] as number) === spanId) return true
+      const source = held[k] as SpanBatch
+      if (source.spanId(held[k + 1] as number) === spanId && source.logRecord === undefined) return true
     }
     return false
   }
