@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/config/index.ts'
 import { createCollectingSink } from '../../src/demo/summary.ts'
@@ -16,6 +17,7 @@ import {
 import type { LogRecord } from '../../src/model/index.ts'
 import { silentLogger } from '../../src/ops/logger.ts'
 import { createPipeline } from '../../src/pipeline.ts'
+import type { GroundTruth } from '../fixtures/ground-truth.ts'
 import {
   createTopic,
   deleteTopics,
@@ -126,5 +128,63 @@ describe('kafka.logsTopic: log-based GenAI events beside the spans, on a real br
     } finally {
       await after.stop()
     }
+  })
+})
+
+// The same through a real producer's traces (scripts/fixtures/python/openai-v2-logs: the official
+// OpenAI instrumentation with content EVENT_ONLY), as the Collector writes them: its protobuf
+// ExportTraceServiceRequest on the span topic, its ExportLogsServiceRequest on the logs topic.
+describe('kafka.logsTopic with the openai-v2-logs fixtures', () => {
+  const dir = new URL('../fixtures/log-events/openai-v2-logs/', import.meta.url).pathname
+  const scenarios = readdirSync(dir)
+    .filter((f) => f.endsWith('.truth.json'))
+    .map((f) => f.slice(0, -'.truth.json'.length))
+
+  it('before: no system prompt, input or history; after: exact against the truth the program recorded', async () => {
+    const spansTopic = uniqueName('logs-fx-spans')
+    const logsTopic = uniqueName('logs-fx-logs')
+    topics.push(spansTopic, logsTopic, `${spansTopic}.by_trace`)
+    await createTopic(testKafka(), spansTopic, 2)
+    await createTopic(testKafka(), logsTopic, 2)
+    const expected = new Map<string, unknown>()
+    for (const [i, scenario] of scenarios.entries()) {
+      const truth = JSON.parse(readFileSync(`${dir}${scenario}.truth.json`, 'utf8')) as GroundTruth
+      const run = truth.runs[0]!
+      const spans = readFileSync(`${dir}${scenario}.pb`)
+      const traceId = JSON.parse(readFileSync(`${dir}${scenario}.json`, 'utf8')).resourceSpans[0]
+        .scopeSpans[0].spans[0].traceId as string
+      expected.set(traceId, {
+        system: [run.instructions],
+        remembered: run.history.map((m) => [m.role, m.text]),
+        input: run.input.map((m) => [m.role, m.text]),
+        final: run.finalText,
+      })
+      await produce(testKafka(), spansTopic, [{ key: null, value: spans, partition: i % 2 }])
+      const logs = readFileSync(`${dir}${scenario}.logs.pb`)
+      await produce(testKafka(), logsTopic, [{ key: null, value: logs, partition: (i + 1) % 2 }])
+    }
+    const shape = (content: ReturnType<typeof contentOf>) => ({
+      system: content.system,
+      remembered: content.remembered,
+      input: content.input,
+      final: content.output.at(-1),
+    })
+
+    const before = await scoreContent(
+      { topic: spansTopic, groupId: uniqueName('fx-before'), encoding: 'auto' },
+      4,
+    )
+    await before.stop()
+    expect(before.scores).toBe(scenarios.length)
+    for (const traceId of expected.keys()) {
+      expect(before.content.get(traceId)).toMatchObject({ system: [], remembered: [], input: [] })
+    }
+    const after = await scoreContent(
+      { topic: spansTopic, logsTopic, repartition: true, groupId: uniqueName('fx-after'), encoding: 'auto' },
+      4,
+    )
+    await after.stop()
+    expect(after.scores).toBe(scenarios.length)
+    for (const [traceId, truth] of expected) expect(shape(after.content.get(traceId))).toEqual(truth)
   })
 })
