@@ -1,6 +1,5 @@
 import type { LogRecord } from '../../model/log-record.ts'
 import type { Attributes } from '../../model/span.ts'
-import { OtlpDecodeError } from './decode-error.ts'
 import {
   anyValueOf,
   attributesOf,
@@ -8,11 +7,10 @@ import {
   enumOf,
   fail,
   isObject,
-  list,
   optionalIdOf,
-  scopeOf,
   stringOf,
   timeOf,
+  walkOtlpJsonRequest,
 } from './decode-json.ts'
 import type { OtlpLogVisitor } from './log-visitor.ts'
 
@@ -34,47 +32,13 @@ const SEVERITY_NAMES: Record<string, number> = Object.fromEntries(
  * with the JSON path (`resourceLogs[0].scopeLogs[1].logRecords[2].traceId`) when it is not valid.
  */
 export function visitOtlpJsonLogsRequest(request: unknown, visit: OtlpLogVisitor, payloadSize = 0): void {
-  const cur: Cursor = { names: LOG_LEVELS, rs: -1, ss: -1, span: -1, inner: '' }
-  if (!isObject(request)) {
-    const got = request === null ? 'null' : Array.isArray(request) ? 'an array' : `a ${typeof request}`
-    throw new OtlpDecodeError(
-      'invalid_field',
-      `expected an ExportLogsServiceRequest object at the top level, got ${got}`,
-    )
-  }
-  const resourceLogs = list(request.resourceLogs, cur, '')
-  let count = 0
-  for (const rl of resourceLogs) {
-    if (!isObject(rl)) continue
-    for (const sl of Array.isArray(rl.scopeLogs) ? rl.scopeLogs : []) {
-      if (isObject(sl) && Array.isArray(sl.logRecords)) count += sl.logRecords.length
-    }
-  }
-  const share = count > 0 ? Math.round(payloadSize / count) : 0
-  for (let i = 0; i < resourceLogs.length; i++) {
-    cur.rs = i
-    cur.ss = -1
-    const rl = resourceLogs[i]
-    if (!isObject(rl)) fail(cur, '', 'expected an object')
-    let resource: Attributes = {}
-    if (rl.resource !== undefined && rl.resource !== null) {
-      if (!isObject(rl.resource)) fail(cur, 'resource', 'expected an object')
-      resource = attributesOf(rl.resource.attributes, cur, 'resource.attributes', 0)
-    }
-    const scopeLogs = list(rl.scopeLogs, cur, 'scopeLogs')
-    for (let j = 0; j < scopeLogs.length; j++) {
-      cur.ss = j
-      cur.span = -1
-      const sl = scopeLogs[j]
-      if (!isObject(sl)) fail(cur, '', 'expected an object')
-      const scope = scopeOf(sl.scope, cur)
-      const records = list(sl.logRecords, cur, 'logRecords')
-      for (let k = 0; k < records.length; k++) {
-        cur.span = k
-        visit(logRecordOf(records[k], resource, scope, cur), share)
-      }
-    }
-  }
+  walkOtlpJsonRequest(
+    request,
+    'ExportLogsServiceRequest',
+    LOG_LEVELS,
+    payloadSize,
+    (item, resource, scope, cur, share) => visit(logRecordOf(item, resource, scope, cur), share),
+  )
 }
 
 function logRecordOf(

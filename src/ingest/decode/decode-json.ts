@@ -109,45 +109,74 @@ export function list(value: unknown, cur: Cursor, field: string): unknown[] {
  * Throws {@link OtlpDecodeError} when the value is not a valid request.
  */
 export function visitOtlpJsonRequest(request: unknown, visit: OtlpSpanVisitor, payloadSize = 0): void {
-  const cur: Cursor = { rs: -1, ss: -1, span: -1, inner: '' }
+  walkOtlpJsonRequest(
+    request,
+    'ExportTraceServiceRequest',
+    SPAN_LEVELS,
+    payloadSize,
+    (item, resource, scope, cur, share) => {
+      cur.inner = ''
+      visit(spanOf(item, resource, scope, cur), share)
+    },
+  )
+}
+
+/**
+ * Walks an already parsed OTLP/JSON export request of any signal (`request` named `what` in errors,
+ * its three levels named by `levels`: `resourceSpans`, `scopeSpans`, `spans` or the logs' names),
+ * handing each item to `read` with its resource, scope, the cursor (for error paths) and its share
+ * of `payloadSize`. Throws {@link OtlpDecodeError} when the levels are not what the request needs.
+ */
+export function walkOtlpJsonRequest(
+  request: unknown,
+  what: string,
+  levels: readonly [string, string, string],
+  payloadSize: number,
+  read: (
+    item: unknown,
+    resource: Attributes,
+    scope: InstrumentationScope,
+    cur: Cursor,
+    share: number,
+  ) => void,
+): void {
+  const [resources, scopes, items] = levels
+  const cur: Cursor = { names: levels, rs: -1, ss: -1, span: -1, inner: '' }
   if (!isObject(request)) {
     const got = request === null ? 'null' : Array.isArray(request) ? 'an array' : `a ${typeof request}`
-    throw new OtlpDecodeError(
-      'invalid_field',
-      `expected an ExportTraceServiceRequest object at the top level, got ${got}`,
-    )
+    throw new OtlpDecodeError('invalid_field', `expected an ${what} object at the top level, got ${got}`)
   }
-  const resourceSpans = list(request.resourceSpans, cur, '')
+  const resourceList = list(request[resources], cur, '')
   let count = 0
-  for (const rs of resourceSpans) {
+  for (const rs of resourceList) {
     if (!isObject(rs)) continue
-    for (const ss of Array.isArray(rs.scopeSpans) ? rs.scopeSpans : []) {
-      if (isObject(ss) && Array.isArray(ss.spans)) count += ss.spans.length
+    const scopeList = rs[scopes]
+    for (const ss of Array.isArray(scopeList) ? scopeList : []) {
+      if (isObject(ss) && Array.isArray(ss[items])) count += (ss[items] as unknown[]).length
     }
   }
   const share = count > 0 ? Math.round(payloadSize / count) : 0
-  for (let i = 0; i < resourceSpans.length; i++) {
+  for (let i = 0; i < resourceList.length; i++) {
     cur.rs = i
     cur.ss = -1
-    const rs = resourceSpans[i]
+    const rs = resourceList[i]
     if (!isObject(rs)) fail(cur, '', 'expected an object')
     let resource: Attributes = {}
     if (rs.resource !== undefined && rs.resource !== null) {
       if (!isObject(rs.resource)) fail(cur, 'resource', 'expected an object')
       resource = attributesOf(rs.resource.attributes, cur, 'resource.attributes', 0)
     }
-    const scopeSpans = list(rs.scopeSpans, cur, 'scopeSpans')
-    for (let j = 0; j < scopeSpans.length; j++) {
+    const scopeList = list(rs[scopes], cur, scopes)
+    for (let j = 0; j < scopeList.length; j++) {
       cur.ss = j
       cur.span = -1
-      const ss = scopeSpans[j]
+      const ss = scopeList[j]
       if (!isObject(ss)) fail(cur, '', 'expected an object')
       const scope = scopeOf(ss.scope, cur)
-      const spans = list(ss.spans, cur, 'spans')
-      for (let k = 0; k < spans.length; k++) {
+      const itemList = list(ss[items], cur, items)
+      for (let k = 0; k < itemList.length; k++) {
         cur.span = k
-        cur.inner = ''
-        visit(spanOf(spans[k], resource, scope, cur), share)
+        read(itemList[k], resource, scope, cur, share)
       }
     }
   }
