@@ -94,15 +94,16 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
     async start(signal) {
       await waitForTopic(admin, config.kafka.topic, logger, signal)
       await producer.connect()
-      if (repartitioner) {
-        await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
-        await repartitioner.start()
-      }
+      if (repartitioner) await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
       if (logsRepartitioner) {
         // Not waited for, made: a producer that exported no log record yet has not created it.
         await ensureRepartitionTopic(admin, config.kafka.topic, config.kafka.logsTopic!)
+        // Started first (each start waits for its group join): log records that reach the
+        // repartitioned topic before their spans wait for them, while spans that come first
+        // settle without them when the logs' stage joins more than settleMs later.
         await logsRepartitioner.start()
       }
+      await repartitioner?.start()
       await source.start()
     },
     async stop() {
