@@ -11,23 +11,19 @@
  * independently after a kill): scored from its spans, as the assembly bounds say; counted.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  encodeLogRecordsAsOtlpJson,
-  encodeSpansAsOtlpJson,
-} from '../../src/ingest/repartition/encode-otlp-json.ts'
-import { AGENT, contentlessSpans, detailsEvents } from '../../src/ingest/testing/log-content-trace.ts'
 import { type ServiceProcess, startService } from '../helpers/cli.ts'
+import {
+  hasTextScorer,
+  logRunKey,
+  logRunTraceIds,
+  produceLogRuns,
+  repartitionedViolations,
+  sampleCommits,
+  scoredWithoutContent,
+} from '../helpers/fault-log-traffic.ts'
 import { deliveredRuns, type OtlpReceiver, startOtlpReceiver } from '../helpers/fault-otlp-receiver.ts'
 import { writeServiceConfig } from '../helpers/fault-process.ts'
-import { groupOffsets } from '../helpers/fault-traffic.ts'
-import {
-  createTopic,
-  readTopic,
-  testBrokers,
-  testKafka,
-  uniqueName,
-  untilFullyCommitted,
-} from '../helpers/kafka.ts'
+import { createTopic, testBrokers, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { until } from '../helpers/poll.ts'
 
 const RUNS = Number(process.env.FAULT_KILL_LOGS_RUNS ?? 900)
@@ -47,8 +43,7 @@ describe('kill -9 of tracescore run reading spans and log records from two topic
   const logsTopic = uniqueName('fault-logs-logs')
   const byTrace = `${spansTopic}.by_trace`
   const groupId = uniqueName('fault-logs-group')
-  const traceIds = Array.from({ length: RUNS }, (_, i) => `e${(i + 1).toString(16).padStart(31, '0')}`)
-  const key = (traceId: string) => `${traceId}/${AGENT}`
+  const traceIds = logRunTraceIds(RUNS)
 
   it(`scores every run (${RUNS}, content only in log records) across ${KILLS} kills; commits never run ahead`, async () => {
     await createTopic(kafka, spansTopic, PARTITIONS)
@@ -64,10 +59,7 @@ describe('kill -9 of tracescore run reading spans and log records from two topic
       otlpUrl: rx.url,
       sessionTimeoutMs: 10_000,
       settleMs: 2_000,
-      preamble: `import { createScorer } from 'tracescore'
-const hasText = createScorer({ id: 'has-text', description: 'final text read', type: 'agent' })
-  .generateScore(({ run }) => (run.recorded?.finalText ? 1 : 0))`,
-      scorers: '{ hasText: { scorer: hasText } }',
+      ...hasTextScorer,
     })
     const delivered = (at?: number) => deliveredRuns(rx, 1, at)
     service = await startService(config)
@@ -79,38 +71,14 @@ const hasText = createScorer({ id: 'has-text', description: 'final text read', t
     const producing = (async () => {
       for (let i = 0; i < RUNS; i += RATE) {
         const batch = traceIds.slice(i, i + RATE)
-        await producer.send({
-          topic: spansTopic,
-          messages: batch.map((t, j) => ({
-            key: null,
-            value: encodeSpansAsOtlpJson(contentlessSpans(t)),
-            partition: (i + j) % PARTITIONS,
-          })),
-        })
-        await producer.send({
-          topic: logsTopic,
-          messages: batch.map((t, j) => ({
-            key: null,
-            value: encodeLogRecordsAsOtlpJson(detailsEvents(t)),
-            partition: (i + j + 1) % PARTITIONS,
-          })),
-        })
+        await produceLogRuns(producer, { spans: spansTopic, logs: logsTopic }, batch, PARTITIONS, i)
         produced = i + batch.length
         await new Promise((r) => setTimeout(r, 1_000))
       }
     })()
 
     // Committed offsets of the source on the repartitioned topic, with what was delivered then.
-    const samples: { committed: Map<number, number>; at: number }[] = []
-    let sampling = true
-    const sampler = (async () => {
-      while (sampling) {
-        const committed = await groupOffsets(kafka, groupId, byTrace).catch(() => undefined)
-        // Read after the offsets: a run whose record they cover was delivered before its commit.
-        if (committed) samples.push({ committed, at: Date.now() })
-        await new Promise((r) => setTimeout(r, 1_000))
-      }
-    })()
+    const sampler = sampleCommits(kafka, groupId, byTrace)
 
     const kills: (NodeJS.Signals | null)[] = []
     for (let k = 0; k < KILLS; k++) {
@@ -137,41 +105,30 @@ const hasText = createScorer({ id: 'has-text', description: 'final text read', t
     await untilFullyCommitted(kafka, `${groupId}-repartition`, spansTopic, 'span topic repartitioned')
     await untilFullyCommitted(kafka, `${groupId}-repartition-logs`, logsTopic, 'logs topic repartitioned')
     await untilFullyCommitted(kafka, groupId, byTrace, 'repartitioned topic done')
-    sampling = false
-    await sampler
+    await sampler.stop()
     expect(await service.stop()).toBe(0)
 
     // Zero lost, and each run scored with its log record joined (the score needs its final text).
-    const lost = traceIds.filter((t) => !delivered().has(key(t)))
+    const lost = traceIds.filter((t) => !delivered().has(logRunKey(t)))
     expect(lost).toEqual([])
     const scores = [...rx.scores.values()]
     expect(scores.every((s) => !s.error)).toBe(true)
-    const withoutContent = scores.filter(
-      (s) => s.span.attributes['gen_ai.evaluation.score.value'] !== 1,
-    ).length
+    const withoutContent = scoredWithoutContent(rx)
     expect(kills).toEqual(Array(KILLS).fill('SIGKILL'))
 
     // Offsets never ran ahead of delivery: no record of the repartitioned topic (a run's spans or
     // its log records, re-split after a kill or not) below a committed offset whose run was not
     // delivered by the time that offset was read.
-    const watermarks = await kafka.admin()
-    await watermarks.connect()
-    const ends = await watermarks.fetchTopicOffsets(byTrace).finally(() => watermarks.disconnect())
-    const total = ends.reduce((n, p) => n + Number(p.high), 0)
-    const records = await readTopic(kafka, byTrace, total, 60_000)
-    const logRecords = records.filter((r) => r.headers['tracescore-signal'] === 'logs').length
+    const { violations, records, logRecords } = await repartitionedViolations(
+      kafka,
+      byTrace,
+      sampler.samples,
+      rx,
+    )
     expect(logRecords).toBeGreaterThanOrEqual(RUNS)
-    let violations = 0
-    for (const sample of samples) {
-      const done = delivered(sample.at)
-      for (const record of records) {
-        const committed = sample.committed.get(record.partition) ?? -1
-        if (Number(record.offset) < committed && !done.has(key(record.key!))) violations++
-      }
-    }
     console.log(
-      `kill -9 with two topics: ${RUNS} runs, ${kills.length} kills, ${records.length} repartitioned records ` +
-        `(${logRecords} of log records), ${samples.length} commit samples, ${violations} violations, ` +
+      `kill -9 with two topics: ${RUNS} runs, ${kills.length} kills, ${records} repartitioned records ` +
+        `(${logRecords} of log records), ${sampler.samples.length} commit samples, ${violations} violations, ` +
         `${scores.reduce((n, s) => n + s.arrivals - 1, 0)} repeated score arrivals, ` +
         `${withoutContent} runs scored without their log record (it came after the trace settled)`,
     )
