@@ -86,7 +86,7 @@ export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}
     createPartitioner: Partitioners.DefaultPartitioner,
   })
   const admin = kafka.admin()
-  const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks)
+  const sinks = sinksFromConfig(config.sinks, producer, deps.extraSinks, logger)
   const { decisionsTopic } = config.kafka
   const ledger = createLedgerStage({
     config,

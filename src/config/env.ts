@@ -22,6 +22,7 @@ export const ENV_OVERRIDES: Record<string, { path: string[]; parse: (raw: string
   TRACESCORE_KAFKA_ENCODING: { path: ['kafka', 'encoding'], parse: String },
   TRACESCORE_KAFKA_FROM_BEGINNING: { path: ['kafka', 'fromBeginning'], parse: parseFlag },
   TRACESCORE_KAFKA_REPARTITION: { path: ['kafka', 'repartition'], parse: parseFlag },
+  TRACESCORE_KAFKA_LOGS_TOPIC: { path: ['kafka', 'logsTopic'], parse: String },
   TRACESCORE_KAFKA_SSL: { path: ['kafka', 'ssl'], parse: parseFlag },
   TRACESCORE_KAFKA_SASL_MECHANISM: { path: ['kafka', 'sasl', 'mechanism'], parse: String },
   TRACESCORE_KAFKA_SASL_USERNAME: { path: ['kafka', 'sasl', 'username'], parse: String },

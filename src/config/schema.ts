@@ -151,10 +151,26 @@ export const configSchema = z
         decisionsTopic: z.string().min(1).optional(),
         /** Re-key raw records by trace id through an internal topic (when upstream does not). */
         repartition: z.boolean().default(d.kafka.repartition),
+        /**
+         * Topic of OTLP log records (the Collector's `otlp_logs`) read beside `topic`: log records
+         * with a trace and span id join their trace as span events. Off (unset) by default; needs
+         * `repartition`, which brings a trace's spans and log records onto one partition.
+         */
+        logsTopic: z.string().min(1).optional(),
         ssl: ssl.default(false),
         sasl: sasl.optional(),
       })
       .strict()
+      .superRefine((kafka, context) => {
+        if (kafka.logsTopic === undefined) return
+        const problem =
+          kafka.logsTopic === kafka.topic
+            ? `must differ from kafka.topic (${kafka.topic}): spans and log records are read from two topics`
+            : !kafka.repartition
+              ? 'needs kafka.repartition: true (the spans and log records of a trace are joined on one partition of the repartitioned topic)'
+              : undefined
+        if (problem) context.addIssue({ code: 'custom', path: ['logsTopic'], message: problem })
+      })
       .prefault({}),
     assembly: z
       .object({
@@ -219,6 +235,13 @@ export const configSchema = z
                 passThreshold: z.number().optional(),
                 /** `main` (default): score spans are built and sent on the pipeline's thread; `worker`: beside it. */
                 exportThread: z.enum(['worker', 'main']).optional(),
+                /**
+                 * Also send each score as a `gen_ai.evaluation.result` log record (OTLP/HTTP JSON) on
+                 * the agent span. Default true; turns itself off when the backend takes no logs.
+                 */
+                logs: z.boolean().optional(),
+                /** Where the log records go. Default: `endpoint` with `/v1/traces` replaced by `/v1/logs`. */
+                logsEndpoint: httpUrl.optional(),
               })
               .strict(),
           ])

@@ -60,7 +60,12 @@ export interface KafkaIngest {
  */
 export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaIngest {
   const { config, kafka, producer, admin, logger, range } = options
-  const repartitioner = config.kafka.repartition && !range ? repartitionerOf(options) : undefined
+  const repartitioner = config.kafka.repartition && !range ? repartitionerOf(options, 'spans') : undefined
+  // The logs topic is repartitioned into the same internal topic: a trace's spans and log records
+  // then meet on one partition (the schema requires kafka.repartition with kafka.logsTopic).
+  const logsRepartitioner =
+    repartitioner && config.kafka.logsTopic !== undefined ? repartitionerOf(options, 'logs') : undefined
+  const stages = [repartitioner, logsRepartitioner].filter((stage) => stage !== undefined)
   const topic = repartitioner?.targetTopic ?? config.kafka.topic
   const groupId = range?.groupId ?? config.kafka.groupId
   const source = createKafkaSource<R>({
@@ -89,18 +94,24 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
     source,
     topic,
     groupId,
-    failed: Promise.race([source.failed, ...(repartitioner ? [repartitioner.failed] : [])]),
+    failed: Promise.race([source.failed, ...stages.map((stage) => stage.failed)]),
     async start(signal) {
       await waitForTopic(admin, config.kafka.topic, logger, signal)
       await producer.connect()
-      if (repartitioner) {
-        await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
-        await repartitioner.start()
+      if (repartitioner) await ensureRepartitionTopic(admin, config.kafka.topic, repartitioner.targetTopic)
+      if (logsRepartitioner) {
+        // Not waited for, made: a producer that exported no log record yet has not created it.
+        await ensureRepartitionTopic(admin, config.kafka.topic, config.kafka.logsTopic!)
+        // Started first (each start waits for its group join): log records that reach the
+        // repartitioned topic before their spans wait for them, while spans that come first
+        // settle without them when the logs' stage joins more than settleMs later.
+        await logsRepartitioner.start()
       }
+      await repartitioner?.start()
       await source.start()
     },
     async stop() {
-      await repartitioner?.stop()
+      for (const stage of stages) await stage.stop()
       await source.stop({ commit: range === undefined })
     },
   }
@@ -111,27 +122,34 @@ export function repartitionGroupId(groupId: string): string {
   return `${groupId}-repartition`
 }
 
+/** The consumer group the repartition stage reads `kafka.logsTopic` as. */
+export function logsRepartitionGroupId(groupId: string): string {
+  return `${groupId}-repartition-logs`
+}
+
 /**
- * The repartition stage: records not keyed by trace id are re-keyed by trace into
- * `<topic>.by_trace` (OTLP/JSON), which the source then consumes.
+ * The repartition stage of one raw topic: records not keyed by trace id are re-keyed by trace
+ * into `<kafka.topic>.by_trace` (OTLP/JSON), which the source then consumes; `logs` reads
+ * `kafka.logsTopic` into the same topic.
  */
-function repartitionerOf({
-  config,
-  kafka,
-  producer,
-  logger,
-}: KafkaIngestOptions<unknown>): TraceRepartitioner {
+function repartitionerOf(
+  { config, kafka, producer, logger }: KafkaIngestOptions<unknown>,
+  signal: 'spans' | 'logs',
+): TraceRepartitioner {
+  const logs = signal === 'logs'
   return createTraceRepartitioner({
+    signal,
+    ...(logs ? { targetTopic: `${config.kafka.topic}.by_trace` } : {}),
     consumer: createSupervisedKafkajsConsumer({
       kafka,
-      groupId: repartitionGroupId(config.kafka.groupId),
+      groupId: (logs ? logsRepartitionGroupId : repartitionGroupId)(config.kafka.groupId),
       fromBeginning: config.kafka.fromBeginning,
       sessionTimeout: config.kafka.sessionTimeoutMs,
       maxWaitTimeMs: config.kafka.fetchMaxWaitMs,
       logger,
     }),
     producer,
-    sourceTopic: config.kafka.topic,
+    sourceTopic: logs ? config.kafka.logsTopic : config.kafka.topic,
     encoding: config.kafka.encoding,
     deadLetterTopic: config.kafka.deadLetterTopic,
     logger,

@@ -37,7 +37,10 @@ export async function waitForTopic(
   signal.throwIfAborted()
 }
 
-/** Creates `targetTopic` with as many partitions as `rawTopic` (the repartition stage's internal topic), if missing. */
+/**
+ * Creates `targetTopic` with as many partitions as `rawTopic` (the repartition stage's internal topic;
+ * the logs topic, which a producer that exported no log record yet has not made), if missing.
+ */
 export async function ensureRepartitionTopic(
   admin: Admin,
   rawTopic: string,

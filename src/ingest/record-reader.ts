@@ -3,11 +3,18 @@ import type { Logger } from '../ops/logger.ts'
 import type { ConsumedRecord, RecordBatch } from './consumer-port.ts'
 import { type BadRecord, badRecordOf } from './dead-letter.ts'
 import type { DeadLetterProducer } from './dead-letter-producer.ts'
-import { decodeOtlpTraces, detectOtlpEncoding, type OtlpEncodingOption } from './decode/index.ts'
+import {
+  decodeOtlpLogs,
+  decodeOtlpTraces,
+  detectOtlpEncoding,
+  type OtlpEncodingOption,
+} from './decode/index.ts'
 import { scanOtlpProto } from './decode/scan-proto.ts'
+import { logRecordBatch } from './log-batch.ts'
 import type { OffsetTracker, RecordRef } from './offset-tracker.ts'
 import type { PartitionWatermark } from './partition-watermark.ts'
 import { type DoorFilter, doorFilterOf, type SamplingDoor, spanMayClaim } from './sampling-door.ts'
+import { isLogsRecord } from './signal-header.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 import type { TraceAssembler } from './trace-assembler.ts'
 
@@ -20,6 +27,10 @@ interface ReadCounters {
   /** Spans (and traces, counted by their roots) the sampling door passed by as it read them. */
   passedBySpans: number
   passedByTraces: number
+  /** Log records read that carry a trace and span id (they join their trace). */
+  logRecords: number
+  /** Log records read without a trace or span id: nothing to attach them to, dropped. */
+  uncorrelatedLogRecords: number
 }
 
 /** Settings of the record reader. */
@@ -56,6 +67,8 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
     spans: 0,
     passedBySpans: 0,
     passedByTraces: 0,
+    logRecords: 0,
+    uncorrelatedLogRecords: 0,
   }
   const door = options.door && doorFilterOf(options.door)
 
@@ -68,18 +81,22 @@ export function createRecordReader(options: RecordReaderOptions): RecordReader {
       return
     }
     let spans: SpanBatch & Partial<PassedBy>
+    const logs = isLogsRecord(record)
     try {
-      spans = readSpans(value, encoding, door)
+      spans = logs ? readLogRecords(value, encoding, counters) : readSpans(value, encoding, door)
     } catch (error) {
       bad.push(badRecordOf(ref.topic, ref.partition, record, error))
       badRefs.push(ref) // the reading's hold stays until the dead letter is produced
       return
     }
-    const passedBy = spans.passedBySpans ?? 0
-    counters.spans += spans.length + passedBy
-    if (passedBy > 0) {
-      counters.passedBySpans += passedBy
-      counters.passedByTraces += spans.passedByTraces ?? 0
+    if (logs) counters.logRecords += spans.length
+    else {
+      const passedBy = spans.passedBySpans ?? 0
+      counters.spans += spans.length + passedBy
+      if (passedBy > 0) {
+        counters.passedBySpans += passedBy
+        counters.passedByTraces += spans.passedByTraces ?? 0
+      }
     }
     const { traces } = assembler.addBatch(spans, ref, value.length, recordTimeMs(record))
     tracker.hold(ref, traces)
@@ -191,4 +208,19 @@ function decodedThroughDoor(spans: Span[], door: DoorFilter | undefined): SpanBa
     }
   }
   return { ...spanArrayBatch(kept), passedBySpans, passedByTraces }
+}
+
+/**
+ * A logs record's log records (an OTLP `ExportLogsServiceRequest`, marked by its signal header) as
+ * a batch for the assembler: those with a trace and a span id; the others are counted and dropped.
+ */
+function readLogRecords(
+  value: Buffer,
+  encoding: OtlpEncodingOption,
+  counters: Pick<ReadCounters, 'uncorrelatedLogRecords'>,
+): SpanBatch {
+  const all = decodeOtlpLogs(value, encoding)
+  const correlated = all.filter((record) => record.traceId !== '' && record.spanId !== '')
+  counters.uncorrelatedLogRecords += all.length - correlated.length
+  return logRecordBatch(correlated)
 }

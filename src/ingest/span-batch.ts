@@ -1,4 +1,4 @@
-import type { Span } from '../model/index.ts'
+import type { LogRecord, Span } from '../model/index.ts'
 import { estimateSpanBytes } from './estimate-span-bytes.ts'
 
 /**
@@ -20,6 +20,11 @@ export interface SpanBatch {
   candidate(i: number): Span | undefined
   /** Span `i`, decoded. */
   span(i: number): Span
+  /**
+   * Present on a batch of log records (`logRecordBatch`) only: entry `i` is then no span but a log
+   * record for span `spanId(i)`, attached to it as a span event when the trace is read.
+   */
+  logRecord?(i: number): LogRecord
   /** The size of span `i` for the byte cap when the record's size is unknown. */
   encodedBytes(i: number): number
   /**

@@ -1,7 +1,8 @@
 import { spanCapFor } from '../config/buffer-limits.ts'
 import { configDefaults } from '../config/defaults.ts'
-import type { Span } from '../model/index.ts'
+import type { LogRecord, Span } from '../model/index.ts'
 import { KeyedMinHeap } from './keyed-min-heap.ts'
+import { attachLogRecords } from './log-record-events.ts'
 import { type SpanBatch, spanArrayBatch } from './span-batch.ts'
 
 /** Settings of the trace assembler; every duration is in milliseconds of the injected clock. */
@@ -191,12 +192,26 @@ function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
   trace.ownedUpTo = count
 }
 
-/** The held spans, decoded (in arrival order). */
+/**
+ * The held spans, decoded (in arrival order), with the held log records attached to their spans
+ * as events (see `attachLogRecords`).
+ */
 function decodeHeld(trace: HeldSpans): Span[] {
   const held = trace.held
   const spans = new Array<Span>(countOf(held))
-  for (let k = 0; k < spans.length; k++) spans[k] = sourceOf(held, k).span(indexOf(held, k))
-  return spans
+  let n = 0
+  let logs: LogRecord[] | undefined
+  for (let k = 0; k < spans.length; k++) {
+    const source = sourceOf(held, k)
+    if (source.logRecord === undefined) spans[n++] = source.span(indexOf(held, k))
+    else {
+      logs ??= []
+      logs.push(source.logRecord(indexOf(held, k)))
+    }
+  }
+  if (logs === undefined) return spans
+  spans.length = n
+  return attachLogRecords(spans, logs).spans
 }
 
 interface OpenTrace<R> extends HeldSpans {
@@ -253,7 +268,10 @@ interface ReleasedTrace {
 /** The ids of the held spans, as a Set. */
 function heldIds(held: HeldSpans['held']): Set<string> {
   const ids = new Set<string>()
-  for (let k = 0; k < held.length; k += 2) ids.add((held[k] as SpanBatch).spanId(held[k + 1] as number))
+  for (let k = 0; k < held.length; k += 2) {
+    const source = held[k] as SpanBatch
+    if (source.logRecord === undefined) ids.add(source.spanId(held[k + 1] as number))
+  }
   return ids
 }
 
@@ -677,9 +695,11 @@ export class TraceAssembler<R> {
     }
     // Spans of a trace that showed no GenAI activity yet are not checked for duplicates (nor are
     // their ids made): most such traces are released unread. The check is made once for all of
-    // them when the trace shows it (`dropDuplicates`), before anything reads its spans.
+    // them when the trace shows it (`dropDuplicates`), before anything reads its spans. A log
+    // record is held beside the spans, never taken for a duplicate of its span.
+    const isLog = batch.logRecord !== undefined
     const checked = trace.hasGenAi
-    if (checked) {
+    if (checked && !isLog) {
       const spanId = batch.spanId(i)
       if (this.hasSpan(trace, spanId)) {
         this.duplicateSpans++
@@ -743,6 +763,12 @@ export class TraceAssembler<R> {
     for (let k = held.length - 2; k >= 0; k -= 2) {
       const batch = held[k] as SpanBatch
       const i = held[k + 1] as number
+      if (batch.logRecord !== undefined) {
+        // Log records are kept beside their span, never duplicates of it.
+        held[--at] = i
+        held[--at] = batch
+        continue
+      }
       const id = batch.spanId(i)
       if (ids.has(id)) {
         this.duplicateSpans++
@@ -806,7 +832,8 @@ export class TraceAssembler<R> {
     if (trace.idSet !== undefined) return trace.idSet.has(spanId)
     const held = trace.held
     for (let k = 0; k < held.length; k += 2) {
-      if ((held[k] as SpanBatch).spanId(held[k + 1] as number) === spanId) return true
+      const source = held[k] as SpanBatch
+      if (source.spanId(held[k + 1] as number) === spanId && source.logRecord === undefined) return true
     }
     return false
   }

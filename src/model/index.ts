@@ -9,6 +9,7 @@ export {
   unrecordedParts,
 } from './agent-run.ts'
 export { groupByTrace } from './group-by-trace.ts'
+export type { LogRecord } from './log-record.ts'
 export type {
   MastraDBMessage,
   MastraMessageContentV2,

@@ -2,6 +2,7 @@ import { type CombinedSink, combineSinks } from './combine-sinks.ts'
 import { createJsonlSink, type JsonlSinkConfig } from './jsonl-sink.ts'
 import { createKafkaScoreSink, type KafkaScoreSinkConfig } from './kafka-score-sink.ts'
 import { createLangfuseScoreSink, type LangfuseScoreSinkConfig } from './langfuse-score-sink.ts'
+import { createOtlpLogSink, type OtlpLogSinkConfig } from './otlp-log-sink.ts'
 import { createOtlpSink } from './otlp-sink.ts'
 import type { OtlpSinkConfig } from './otlp-sink-config.ts'
 import { createPhoenixAnnotationSink, type PhoenixAnnotationSinkConfig } from './phoenix-annotation-sink.ts'
@@ -10,6 +11,7 @@ import type { Sink } from './sink.ts'
 /** One entry of the `sinks` configuration: a sink type and its typed config. */
 export type SinkConfig =
   | ({ type: 'otlp' } & OtlpSinkConfig)
+  | ({ type: 'otlp-logs' } & OtlpLogSinkConfig)
   | ({ type: 'kafka' } & KafkaScoreSinkConfig)
   | ({ type: 'phoenix' } & PhoenixAnnotationSinkConfig)
   | ({ type: 'langfuse' } & LangfuseScoreSinkConfig)
@@ -20,6 +22,8 @@ export function createSink(config: SinkConfig): Sink {
   switch (config.type) {
     case 'otlp':
       return createOtlpSink(config)
+    case 'otlp-logs':
+      return createOtlpLogSink(config)
     case 'kafka':
       return createKafkaScoreSink(config)
     case 'phoenix':
@@ -30,7 +34,7 @@ export function createSink(config: SinkConfig): Sink {
       return createJsonlSink(config)
     default:
       throw new Error(
-        `sinks[].type: expected otlp, kafka, phoenix, langfuse or jsonl, got ${(config as { type?: unknown }).type}`,
+        `sinks[].type: expected otlp, otlp-logs, kafka, phoenix, langfuse or jsonl, got ${(config as { type?: unknown }).type}`,
       )
   }
 }

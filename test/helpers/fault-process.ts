@@ -34,6 +34,8 @@ export interface ServiceConfigOptions {
   judges?: string
   /** The `ledger` object literal (the score ledger); off when absent. */
   ledger?: string
+  /** `kafka.logsTopic` (log records read beside the spans); sets `kafka.repartition`, which it needs. */
+  logsTopic?: string
 }
 
 /** Writes a `defineConfig` module under test/.tmp and returns its path. */
@@ -54,6 +56,7 @@ export default defineConfig({
     deadLetterTopic: ${JSON.stringify(o.deadLetterTopic)},
     ${o.encoding ? `encoding: ${JSON.stringify(o.encoding)},` : ''}
     ${o.sessionTimeoutMs ? `sessionTimeoutMs: ${o.sessionTimeoutMs},` : ''}
+    ${o.logsTopic ? `logsTopic: ${JSON.stringify(o.logsTopic)}, repartition: true,` : ''}
   },
   ${o.defaultAssembly ? '' : assemblyOf(o)}
   ${o.judges ? `judges: ${o.judges},` : ''}

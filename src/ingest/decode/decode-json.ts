@@ -35,8 +35,12 @@ const STATUS_CODE_NAMES: Record<string, StatusCode> = {
   STATUS_CODE_ERROR: 2,
 }
 
+const SPAN_LEVELS = ['resourceSpans', 'scopeSpans', 'spans'] as const
+
 /** Where the normalizer is, for error messages (indices are updated in the loops, the path is built only on error). */
-interface Cursor {
+export interface Cursor {
+  /** The names of the three levels (default `resourceSpans`, `scopeSpans`, `spans`; logs name theirs). */
+  names?: readonly [string, string, string]
   rs: number
   ss: number
   span: number
@@ -44,16 +48,18 @@ interface Cursor {
   inner: string
 }
 
-function fail(
+/** Throws {@link OtlpDecodeError} with the JSON path of `cur` and `field`. */
+export function fail(
   cur: Cursor,
   field: string,
   message: string,
   code: OtlpDecodeError['code'] = 'invalid_field',
 ): never {
-  let path = 'resourceSpans'
+  const [resources, scopes, items] = cur.names ?? SPAN_LEVELS
+  let path = resources
   if (cur.rs >= 0) path += `[${cur.rs}]`
-  if (cur.ss >= 0) path += `.scopeSpans[${cur.ss}]`
-  if (cur.span >= 0) path += `.spans[${cur.span}]`
+  if (cur.ss >= 0) path += `.${scopes}[${cur.ss}]`
+  if (cur.span >= 0) path += `.${items}[${cur.span}]`
   if (cur.inner) path += `.${cur.inner}`
   if (field) path += `.${field}`
   throw new OtlpDecodeError(code, message, { path })
@@ -85,11 +91,13 @@ export function decodeOtlpJson(text: string): Span[] {
   return spans
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function list(value: unknown, cur: Cursor, field: string): unknown[] {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function list(value: unknown, cur: Cursor, field: string): unknown[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) fail(cur, field, 'expected an array')
   return value
@@ -101,51 +109,81 @@ function list(value: unknown, cur: Cursor, field: string): unknown[] {
  * Throws {@link OtlpDecodeError} when the value is not a valid request.
  */
 export function visitOtlpJsonRequest(request: unknown, visit: OtlpSpanVisitor, payloadSize = 0): void {
-  const cur: Cursor = { rs: -1, ss: -1, span: -1, inner: '' }
+  walkOtlpJsonRequest(
+    request,
+    'ExportTraceServiceRequest',
+    SPAN_LEVELS,
+    payloadSize,
+    (item, resource, scope, cur, share) => {
+      cur.inner = ''
+      visit(spanOf(item, resource, scope, cur), share)
+    },
+  )
+}
+
+/**
+ * Walks an already parsed OTLP/JSON export request of any signal (`request` named `what` in errors,
+ * its three levels named by `levels`: `resourceSpans`, `scopeSpans`, `spans` or the logs' names),
+ * handing each item to `read` with its resource, scope, the cursor (for error paths) and its share
+ * of `payloadSize`. Throws {@link OtlpDecodeError} when the levels are not what the request needs.
+ */
+export function walkOtlpJsonRequest(
+  request: unknown,
+  what: string,
+  levels: readonly [string, string, string],
+  payloadSize: number,
+  read: (
+    item: unknown,
+    resource: Attributes,
+    scope: InstrumentationScope,
+    cur: Cursor,
+    share: number,
+  ) => void,
+): void {
+  const [resources, scopes, items] = levels
+  const cur: Cursor = { names: levels, rs: -1, ss: -1, span: -1, inner: '' }
   if (!isObject(request)) {
     const got = request === null ? 'null' : Array.isArray(request) ? 'an array' : `a ${typeof request}`
-    throw new OtlpDecodeError(
-      'invalid_field',
-      `expected an ExportTraceServiceRequest object at the top level, got ${got}`,
-    )
+    throw new OtlpDecodeError('invalid_field', `expected an ${what} object at the top level, got ${got}`)
   }
-  const resourceSpans = list(request.resourceSpans, cur, '')
+  const resourceList = list(request[resources], cur, '')
   let count = 0
-  for (const rs of resourceSpans) {
+  for (const rs of resourceList) {
     if (!isObject(rs)) continue
-    for (const ss of Array.isArray(rs.scopeSpans) ? rs.scopeSpans : []) {
-      if (isObject(ss) && Array.isArray(ss.spans)) count += ss.spans.length
+    const scopeList = rs[scopes]
+    for (const ss of Array.isArray(scopeList) ? scopeList : []) {
+      if (isObject(ss) && Array.isArray(ss[items])) count += (ss[items] as unknown[]).length
     }
   }
   const share = count > 0 ? Math.round(payloadSize / count) : 0
-  for (let i = 0; i < resourceSpans.length; i++) {
+  for (let i = 0; i < resourceList.length; i++) {
     cur.rs = i
     cur.ss = -1
-    const rs = resourceSpans[i]
+    const rs = resourceList[i]
     if (!isObject(rs)) fail(cur, '', 'expected an object')
     let resource: Attributes = {}
     if (rs.resource !== undefined && rs.resource !== null) {
       if (!isObject(rs.resource)) fail(cur, 'resource', 'expected an object')
       resource = attributesOf(rs.resource.attributes, cur, 'resource.attributes', 0)
     }
-    const scopeSpans = list(rs.scopeSpans, cur, 'scopeSpans')
-    for (let j = 0; j < scopeSpans.length; j++) {
+    const scopeList = list(rs[scopes], cur, scopes)
+    for (let j = 0; j < scopeList.length; j++) {
       cur.ss = j
       cur.span = -1
-      const ss = scopeSpans[j]
+      const ss = scopeList[j]
       if (!isObject(ss)) fail(cur, '', 'expected an object')
       const scope = scopeOf(ss.scope, cur)
-      const spans = list(ss.spans, cur, 'spans')
-      for (let k = 0; k < spans.length; k++) {
+      const itemList = list(ss[items], cur, items)
+      for (let k = 0; k < itemList.length; k++) {
         cur.span = k
-        cur.inner = ''
-        visit(spanOf(spans[k], resource, scope, cur), share)
+        read(itemList[k], resource, scope, cur, share)
       }
     }
   }
 }
 
-function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
   if (value === undefined || value === null) return { name: '' }
   if (!isObject(value)) fail(cur, 'scope', 'expected an object')
   const scope: InstrumentationScope = { name: stringOf(value.name, cur, 'scope.name') }
@@ -159,13 +197,15 @@ function scopeOf(value: unknown, cur: Cursor): InstrumentationScope {
   return scope
 }
 
-function stringOf(value: unknown, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function stringOf(value: unknown, cur: Cursor, field: string): string {
   if (typeof value === 'string') return value
   if (value === undefined || value === null) return ''
   fail(cur, field, 'expected a string')
 }
 
-function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string {
   if (typeof value !== 'string') fail(cur, field, 'expected a hex id string', 'invalid_id')
   if (value.length === bytes * 2) {
     if (HEX_LOWER.test(value)) return value
@@ -186,7 +226,8 @@ function idOf(value: unknown, bytes: number, cur: Cursor, field: string): string
   )
 }
 
-function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string): string | undefined {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function optionalIdOf(value: unknown, bytes: number, cur: Cursor, field: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined
   const id = idOf(value, bytes, cur, field)
   return /^0+$/.test(id) ? undefined : id
@@ -200,7 +241,8 @@ const TWO_64 = 2 ** 64
  * A `fixed64` time (decimal string or JSON number) as its canonical decimal text. Values outside
  * uint64 are rejected: they have no meaning as nanoseconds and would become an invalid date.
  */
-function timeOf(value: unknown, cur: Cursor, field: string): string {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function timeOf(value: unknown, cur: Cursor, field: string): string {
   if (typeof value === 'string') {
     if (!UNSIGNED.test(value)) fail(cur, field, 'expected an unsigned 64-bit integer')
     let digits = value
@@ -223,7 +265,8 @@ function timeOf(value: unknown, cur: Cursor, field: string): string {
   fail(cur, field, 'expected an unsigned integer')
 }
 
-function enumOf(
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function enumOf(
   value: unknown,
   names: Record<string, number>,
   max: number,
@@ -310,7 +353,8 @@ function statusOf(value: unknown, cur: Cursor): SpanStatus {
   return status
 }
 
-function attributesOf(value: unknown, cur: Cursor, field: string, depth: number): Attributes {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function attributesOf(value: unknown, cur: Cursor, field: string, depth: number): Attributes {
   const attributes: Attributes = {}
   if (value === undefined || value === null) return attributes
   if (!Array.isArray(value)) fail(cur, field, 'expected an array of {key, value}')
@@ -324,7 +368,8 @@ function attributesOf(value: unknown, cur: Cursor, field: string, depth: number)
   return attributes
 }
 
-function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): AttributeValue {
+/** Shared with the OTLP/JSON logs decoder (`decode-json-logs.ts`). */
+export function anyValueOf(value: unknown, cur: Cursor, field: string, depth: number): AttributeValue {
   if (value === undefined || value === null) return null
   if (!isObject(value)) fail(cur, field, 'expected an AnyValue object')
   const s = value.stringValue

@@ -19,24 +19,42 @@ export function visitOtlpSpans(
   visit: OtlpSpanVisitor,
   encoding: OtlpEncodingOption = 'auto',
 ): void {
+  visitOtlpPayload(
+    payload,
+    encoding,
+    (request, size) => visitOtlpJsonRequest(request, visit, size),
+    (bytes) => visitOtlpProtoSpans(bytes, visit),
+  )
+}
+
+/** How one signal's request is read: parsed OTLP/JSON (with the payload size), or protobuf bytes. */
+type ReadJson = (request: unknown, payloadSize: number) => void
+type ReadProto = (payload: Uint8Array) => void
+
+/**
+ * Reads one OTLP export request of any signal with `readJson` or `readProto`, by its encoding
+ * (detected when `auto`): the spans' and the logs' decoders share this dispatch.
+ */
+export function visitOtlpPayload(
+  payload: Uint8Array | string,
+  encoding: OtlpEncodingOption,
+  readJson: ReadJson,
+  readProto: ReadProto,
+): void {
   const chosen = encoding === 'auto' ? detectOtlpEncoding(payload) : encoding
   if (chosen === 'otlp_json') {
     const text = typeof payload === 'string' ? payload : decodeText(payload)
     if (encoding === 'auto' && typeof payload !== 'string' && payload[0] === 0x0a) {
-      // "\n{" also starts a protobuf request whose first ResourceSpans is 123 bytes long.
-      visitAmbiguous(payload, text, visit)
+      // "\n{" also starts a protobuf request whose first resource message is 123 bytes long.
+      visitAmbiguous(payload, text, readJson, readProto)
       return
     }
-    visitOtlpJsonRequest(
-      parseOtlpJsonText(text),
-      visit,
-      typeof payload === 'string' ? text.length : payload.length,
-    )
+    readJson(parseOtlpJsonText(text), typeof payload === 'string' ? text.length : payload.length)
   } else if (chosen === 'otlp_proto') {
     if (typeof payload === 'string') {
       throw new OtlpDecodeError('invalid_field', 'otlp_proto payload must be bytes, got a string')
     }
-    visitOtlpProtoSpans(payload, visit)
+    readProto(payload)
   } else {
     throw new OtlpDecodeError('invalid_field', `unknown encoding ${String(chosen)}`)
   }
@@ -50,19 +68,19 @@ function decodeText(payload: Uint8Array): string {
   }
 }
 
-function visitAmbiguous(payload: Uint8Array, text: string, visit: OtlpSpanVisitor): void {
+function visitAmbiguous(payload: Uint8Array, text: string, readJson: ReadJson, readProto: ReadProto): void {
   let request: unknown
   try {
     request = parseOtlpJsonText(text)
   } catch (jsonError) {
     try {
-      visitOtlpProtoSpans(payload, visit)
+      readProto(payload)
       return
     } catch {
       throw jsonError
     }
   }
-  visitOtlpJsonRequest(request, visit, payload.length)
+  readJson(request, payload.length)
 }
 
 /**

@@ -8,6 +8,7 @@
  * - `decodeOtlpJsonLines(text)`: the Collector file exporter's JSON lines.
  * - `decodeOtlpProto` / `visitOtlpProtoSpans`, `decodeOtlpJson` / `visitOtlpJsonRequest` (an
  *   already parsed request): one encoding only.
+ * - `decodeOtlpLogs` / `visitOtlpLogRecords`: the same for `ExportLogsServiceRequest` (log records).
  * - `OtlpDecodeError`: every malformed payload, with `code`, `offset` (protobuf byte) or `path` (JSON).
  *
  * Protobuf spans of `LAZY_SPAN_BYTES` or more keep their attributes encoded (checked, copied) until
@@ -20,7 +21,9 @@ export { MAX_VALUE_DEPTH } from './attributes.ts'
 export { OtlpDecodeError, type OtlpDecodeErrorCode } from './decode-error.ts'
 export { decodeOtlpJson, visitOtlpJsonRequest } from './decode-json.ts'
 export { decodeOtlpJsonLines } from './decode-json-lines.ts'
+export { decodeOtlpLogs, visitOtlpLogRecords } from './decode-otlp-logs.ts'
 export { decodeOtlpTraces, visitOtlpSpans } from './decode-otlp-traces.ts'
 export { decodeOtlpProto, visitOtlpProtoSpans } from './decode-proto.ts'
+export type { OtlpLogVisitor } from './log-visitor.ts'
 export { detectOtlpEncoding, type OtlpEncoding, type OtlpEncodingOption } from './otlp-encoding.ts'
 export type { OtlpSpanVisitor } from './span-visitor.ts'

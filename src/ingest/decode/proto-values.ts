@@ -32,7 +32,8 @@ export function readKeyValue(r: ProtobufReader, end: number, target: Attributes,
   setAttribute(target, key, value)
 }
 
-function readAnyValue(r: ProtobufReader, end: number, depth: number): AttributeValue {
+/** Reads one `AnyValue` message (`r.pos..end`), nested at most `MAX_VALUE_DEPTH` below `depth`. */
+export function readAnyValue(r: ProtobufReader, end: number, depth: number): AttributeValue {
   let value: AttributeValue = null
   while (r.pos < end) {
     const tag = r.tag(end)

@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, InstrumentationScope, Span } from '../../model/index.ts'
+import type { Attributes, AttributeValue, InstrumentationScope, LogRecord, Span } from '../../model/index.ts'
 
 type JsonValue = Record<string, unknown>
 
@@ -49,26 +49,63 @@ const scopeJson = (scope: InstrumentationScope): JsonValue => {
   return out
 }
 
+/** Items grouped by resource, then scope (by identity: decoders share them within a batch). */
+function byResourceAndScope<T extends { resource: Attributes; scope: InstrumentationScope }>(
+  items: readonly T[],
+): Map<Attributes, Map<InstrumentationScope, T[]>> {
+  const byResource = new Map<Attributes, Map<InstrumentationScope, T[]>>()
+  for (const item of items) {
+    let scopes = byResource.get(item.resource)
+    if (scopes === undefined) {
+      scopes = new Map()
+      byResource.set(item.resource, scopes)
+    }
+    const list = scopes.get(item.scope)
+    if (list === undefined) scopes.set(item.scope, [item])
+    else list.push(item)
+  }
+  return byResource
+}
+
 /**
  * Encodes normalized spans as one OTLP/JSON `ExportTraceServiceRequest` (ids in hex), grouping them
  * by resource and scope (by identity, as the decoder shares them between the spans of a batch).
  * Used by the repartition stage; a JS integer becomes `intValue`, other numbers `doubleValue`.
  */
 export function encodeSpansAsOtlpJson(spans: readonly Span[]): string {
-  const byResource = new Map<Attributes, Map<InstrumentationScope, Span[]>>()
-  for (const span of spans) {
-    let scopes = byResource.get(span.resource)
-    if (scopes === undefined) {
-      scopes = new Map()
-      byResource.set(span.resource, scopes)
-    }
-    const list = scopes.get(span.scope)
-    if (list === undefined) scopes.set(span.scope, [span])
-    else list.push(span)
-  }
-  const resourceSpans = [...byResource].map(([resource, scopes]) => ({
+  const resourceSpans = [...byResourceAndScope(spans)].map(([resource, scopes]) => ({
     resource: { attributes: keyValues(resource) },
     scopeSpans: [...scopes].map(([scope, list]) => ({ scope: scopeJson(scope), spans: list.map(spanJson) })),
   }))
   return JSON.stringify({ resourceSpans })
+}
+
+const logRecordJson = (record: LogRecord): JsonValue => {
+  const out: JsonValue = {
+    timeUnixNano: record.timeUnixNano,
+    observedTimeUnixNano: record.observedTimeUnixNano,
+    severityNumber: record.severityNumber,
+  }
+  if (record.severityText !== undefined) out.severityText = record.severityText
+  if (record.body !== null) out.body = anyValue(record.body)
+  out.attributes = keyValues(record.attributes)
+  if (record.traceId !== '') out.traceId = record.traceId
+  if (record.spanId !== '') out.spanId = record.spanId
+  if (record.eventName !== '') out.eventName = record.eventName
+  return out
+}
+
+/**
+ * Encodes normalized log records as one OTLP/JSON `ExportLogsServiceRequest` (ids in hex), grouped
+ * by resource and scope as {@link encodeSpansAsOtlpJson} does spans: the repartition stage's logs.
+ */
+export function encodeLogRecordsAsOtlpJson(records: readonly LogRecord[]): string {
+  const resourceLogs = [...byResourceAndScope(records)].map(([resource, scopes]) => ({
+    resource: { attributes: keyValues(resource) },
+    scopeLogs: [...scopes].map(([scope, list]) => ({
+      scope: scopeJson(scope),
+      logRecords: list.map(logRecordJson),
+    })),
+  }))
+  return JSON.stringify({ resourceLogs })
 }

@@ -1,13 +1,12 @@
 import type { Message, Producer } from 'kafkajs'
 import { configDefaults } from '../../config/defaults.ts'
-import { groupByTrace, type Span } from '../../model/index.ts'
 import { createLogger, type Logger } from '../../ops/logger.ts'
 import { retryPolicies, retryWithBackoff } from '../../sink/retry-policy.ts'
 import type { ConsumedRecord, ConsumerHandlers, ConsumerPort } from '../consumer-port.ts'
 import { type BadRecord, badRecordOf } from '../dead-letter.ts'
 import { createDeadLetterProducer } from '../dead-letter-producer.ts'
-import { decodeOtlpTraces, type OtlpEncodingOption } from '../decode/index.ts'
-import { encodeSpansAsOtlpJson } from './encode-otlp-json.ts'
+import type { OtlpEncodingOption } from '../decode/index.ts'
+import { type PerTraceRecords, perTraceRecords, type RepartitionSignal } from './per-trace-records.ts'
 
 /** Settings of the repartition stage. */
 interface TraceRepartitionerOptions {
@@ -19,6 +18,12 @@ interface TraceRepartitionerOptions {
   sourceTopic?: string
   /** Internal topic of per-trace records keyed by hex trace id (`otlp_json`). Default `<sourceTopic>.by_trace`. */
   targetTopic?: string
+  /**
+   * What the raw topic carries. Default `spans`; `logs` (the logs topic): its log records go to the
+   * span topic's `targetTopic`, marked by the signal header, so a trace's spans and log records
+   * meet on one partition.
+   */
+  signal?: RepartitionSignal
   /** Encoding of the raw records. Default `auto` (protobuf or OTLP/JSON, per record). */
   encoding?: OtlpEncodingOption
   /** Undecodable records go here; `false` drops them. Default `otlp_spans_dlq` (`kafka.deadLetterTopic`). */
@@ -29,7 +34,10 @@ interface TraceRepartitionerOptions {
 /** Counters of the repartition stage. */
 interface TraceRepartitionerStats {
   records: number
+  /** Spans or log records read (by `signal`). */
   spans: number
+  /** Log records left out: no trace or span id. */
+  uncorrelated: number
   traceRecords: number
   deadLetters: number
   commits: number
@@ -46,15 +54,6 @@ export interface TraceRepartitioner {
   readonly failed: Promise<unknown>
 }
 
-/** One OTLP/JSON record per trace of `spans`, keyed by the 32-hex trace id. */
-function perTraceMessages(spans: Span[], timestamp: string | undefined): Message[] {
-  return [...groupByTrace(spans)].map(([traceId, traceSpans]) => {
-    const message: Message = { key: traceId, value: encodeSpansAsOtlpJson(traceSpans) }
-    if (timestamp !== undefined) message.timestamp = timestamp
-    return message
-  })
-}
-
 /**
  * Gives each trace to one instance when the upstream records are not keyed by trace: consumes the
  * raw topic, splits each record's spans by trace, produces one record per trace keyed by the 32-hex
@@ -68,7 +67,8 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
   const targetTopic = options.targetTopic ?? `${sourceTopic}.by_trace`
   const encoding = options.encoding ?? defaults.encoding
   const logger = options.logger ?? createLogger('warn')
-  const counters = { records: 0, spans: 0, traceRecords: 0, commits: 0 }
+  const signal = options.signal ?? 'spans'
+  const counters = { records: 0, spans: 0, uncorrelated: 0, traceRecords: 0, commits: 0 }
   const stopping = new AbortController()
   const send = async (topic: string, messages: Message[]) => {
     await producer.send({ topic, messages, acks: -1 })
@@ -87,15 +87,16 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
   const split = (partition: number, record: ConsumedRecord, out: Message[], bad: BadRecord[]) => {
     counters.records++
     if (record.value === null || record.value.length === 0) return
-    let spans: Span[]
+    let perTrace: PerTraceRecords
     try {
-      spans = decodeOtlpTraces(record.value, encoding)
+      perTrace = perTraceRecords(signal, record.value, encoding, record.timestamp)
     } catch (error) {
       bad.push(badRecordOf(sourceTopic, partition, record, error))
       return
     }
-    counters.spans += spans.length
-    out.push(...perTraceMessages(spans, record.timestamp))
+    counters.spans += perTrace.items
+    counters.uncorrelated += perTrace.dropped
+    for (const message of perTrace.messages) out.push(message)
   }
 
   const handlers: ConsumerHandlers = {
