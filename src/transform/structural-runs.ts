@@ -120,46 +120,92 @@ export function structureRuns(
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): StructuredRuns {
-  const { models, firstModelUnder } = modelCalls(tree)
-  const openings = new Map<Span, Opening | undefined>()
+  const trace: TraceModels = { tree, ...modelCalls(tree), openings: new Map() }
+  // One candidate sits inside no other: nothing to decide (most traces).
+  const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
+  const keptInOrder: Span[] = []
+  for (const span of candidates) if (kept.has(span)) keptInOrder.push(span)
+  return { kept: keptInOrder, found: runsOfOrphanCalls(trace, heads(kept, continuations), kept) }
+}
+
+/** What finding runs by structure reads of one trace, worked out once (no closures per trace). */
+interface TraceModels {
+  tree: SpanTree
+  models: Span[]
+  firstModelUnder: Map<Span, Span>
+  openings: Map<Span, Opening | undefined>
+}
+
+/** The candidates that are runs: not a step of the run around them, not a pseudo-tool. */
+function keptCandidates(
+  trace: TraceModels,
+  candidates: readonly Span[],
+  continuations: ReadonlyMap<string, readonly Span[]>,
+): Set<Span> {
+  const { tree, firstModelUnder, openings } = trace
   const candidateSet = new Set(candidates)
   const memo = new Map<Span, Span | null>()
+  const tools: ToolStops = { stops: undefined, memo: new Map() }
   // A candidate that is not a run hands its place to the run around it.
   const runAround = new Map<Span, Span | undefined>()
   const kept = new Set<Span>()
-  const firstCall = (span: Span) => (spanRole(span) === 'model' ? span : firstModelUnder.get(span))
-  // A candidate a tool call started is a nested run (an agent as a tool), never a step.
-  const stops = new Set(candidates)
-  for (const span of tree.byId.values()) if (spanRole(span) === 'tool') stops.add(span)
-  const stopMemo = new Map<Span, Span | null>()
   for (const candidate of [...candidates].sort(outerFirst)) {
     let outer = nearestAbove(tree, candidate, candidateSet, memo)
     if (outer && !kept.has(outer)) outer = runAround.get(outer)
+    if (outer === undefined || startedByTool(tree, candidate, candidates, tools)) {
+      kept.add(candidate)
+      continue
+    }
     // Its first model call, also where its run goes on in the spans that continue it.
     const later = continuations.get(candidate.spanId) ?? []
-    const own = firstModelUnder.get(candidate) ?? later.map(firstCall).find(Boolean)
-    const startedByTool =
-      spanRole(candidate) === 'tool' ||
-      spanRole(nearestAbove(tree, candidate, stops, stopMemo) ?? candidate) === 'tool'
-    const isStep =
-      outer !== undefined &&
-      !startedByTool &&
-      (own
-        ? sameOpening(openingOf(own, openings), openingOf(firstModelUnder.get(outer) ?? own, openings))
-        : later.length === 0 && isPseudoTool(candidate))
+    const own = firstModelUnder.get(candidate) ?? firstCallIn(later, firstModelUnder)
+    const isStep = own
+      ? sameOpening(openingOf(own, openings), openingOf(firstModelUnder.get(outer) ?? own, openings))
+      : later.length === 0 && isPseudoTool(candidate)
     if (isStep) runAround.set(candidate, outer)
     else kept.add(candidate)
   }
-  // A conversation a run already holds is not another run where a call of it lost its parent.
-  const held = new Set<string>()
-  for (const run of kept) {
-    const first = firstModelUnder.get(run)
-    if (first) held.add(keyOf(openingOf(first, openings)))
+  return kept
+}
+
+/** The first model call among spans (a model call itself, or the first one under it). */
+function firstCallIn(spans: readonly Span[], firstModelUnder: ReadonlyMap<Span, Span>): Span | undefined {
+  for (const span of spans) {
+    const call = spanRole(span) === 'model' ? span : firstModelUnder.get(span)
+    if (call) return call
   }
-  return {
-    kept: candidates.filter((span) => kept.has(span)),
-    found: runsOfOrphanCalls(tree, models, heads(kept, continuations), openings, held),
+  return undefined
+}
+
+/** The tool spans of a trace (listed when first asked) and the nearest one above each span. */
+interface ToolStops {
+  stops: Set<Span> | undefined
+  memo: Map<Span, Span | null>
+}
+
+/** Whether a tool call started a candidate: a nested run (an agent as a tool), never a step. */
+function startedByTool(
+  tree: SpanTree,
+  candidate: Span,
+  candidates: readonly Span[],
+  tools: ToolStops,
+): boolean {
+  if (spanRole(candidate) === 'tool') return true
+  if (tools.stops === undefined) {
+    tools.stops = new Set(candidates)
+    for (const span of tree.byId.values()) if (spanRole(span) === 'tool') tools.stops.add(span)
   }
+  return spanRole(nearestAbove(tree, candidate, tools.stops, tools.memo) ?? candidate) === 'tool'
+}
+
+/** The conversations runs already hold: a call of one that lost its parent makes no run of its own. */
+function heldKeys(trace: TraceModels, runs: ReadonlySet<Span>): Set<string> {
+  const keys = new Set<string>()
+  for (const run of runs) {
+    const first = trace.firstModelUnder.get(run)
+    if (first) keys.add(keyOf(openingOf(first, trace.openings)))
+  }
+  return keys
 }
 
 /**
@@ -186,25 +232,20 @@ const keyOf = (opening: Opening | undefined) => (opening ? `${opening.system}\u0
  * Runs for the model calls no run holds: per conversation, the outermost span above its calls that
  * holds no other conversation's calls, no other run and no tool call that started it.
  */
-function runsOfOrphanCalls(
-  tree: SpanTree,
-  models: readonly Span[],
-  runs: ReadonlySet<Span>,
-  openings: Map<Span, Opening | undefined>,
-  held: ReadonlySet<string>,
-): Span[] {
+function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: ReadonlySet<Span>): Span[] {
+  const { tree, models, openings } = trace
   const underRun = new Map<Span, Span | null>()
   const lostParent = new Set(tree.orphans)
   const underLost = new Map<Span, Span | null>()
   // Calls under a span whose parent is missing belong to the run that lost it (`lost-agent-runs.ts`).
-  const orphans = models.filter(
-    (model) =>
-      !runs.has(model) &&
-      !lostParent.has(model) &&
-      nearestAbove(tree, model, runs, underRun) === undefined &&
-      nearestAbove(tree, model, lostParent, underLost) === undefined,
-  )
+  const orphans: Span[] = []
+  for (const model of models) {
+    if (runs.has(model) || lostParent.has(model)) continue
+    if (nearestAbove(tree, model, runs, underRun) !== undefined) continue
+    if (nearestAbove(tree, model, lostParent, underLost) === undefined) orphans.push(model)
+  }
   if (orphans.length === 0) return []
+  const held = heldKeys(trace, kept)
   // A model span that holds another is a wrapper of it (an agent span that records a prompt).
   const modelSet = new Set(orphans)
   const holdsModel = new Set<Span>()
@@ -276,6 +317,15 @@ function lowestCommonAncestor(tree: SpanTree, spans: readonly Span[]): Span {
  * agent). Returns the continuations by the run they continue.
  */
 export function handoffs(tree: SpanTree, runs: readonly Span[]): Map<Span, Span[]> {
+  // Only runs beside another run under the same span can be a handoff: none in most traces.
+  const parents = new Set<string>()
+  let siblings = false
+  for (const run of runs) {
+    if (!run.parentSpanId) continue
+    if (parents.has(run.parentSpanId)) siblings = true
+    parents.add(run.parentSpanId)
+  }
+  if (!siblings) return new Map()
   const { firstModelUnder } = modelCalls(tree)
   const openings = new Map<Span, Opening | undefined>()
   const chains = new Map<Span, Span[]>()
