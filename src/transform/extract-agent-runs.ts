@@ -17,7 +17,7 @@ import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { stepTexts } from './step-texts.ts'
-import { instructionsInsideTemplate, textInsideTemplate } from './template-text.ts'
+import { instructionsInsideTemplate, textInsideTemplate, withoutIntroduction } from './template-text.ts'
 import { collectToolCalls } from './tool-calls.ts'
 import { twinAgentSpans, withTwins } from './twin-spans.ts'
 
@@ -128,21 +128,31 @@ interface RunPlace {
 
 /**
  * Takes a framework's template off what only the first prompt held: instructions the agent span
- * records alone (not as instructions of its convention), and the user's input as a field.
+ * records alone (not as instructions of its convention), or the system text without the
+ * framework's introduction of the agent; and the user's input as a field.
  */
 function unwrapTemplates(
   agent: Span,
-  reader: ConventionReader,
+  { recorded, agentName }: { recorded: boolean; agentName: string | undefined },
   conversation: { system: string[]; input: ChatMessage[] },
   notes: Notes,
 ): void {
-  const fromPrompt = conversation.system.length > 0 && !reader.instructions(agent, new Notes())
-  const inside = fromPrompt ? instructionsInsideTemplate(agent, conversation.system) : undefined
-  if (inside !== undefined) {
-    conversation.system = [inside]
-    notes.add(
-      "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
-    )
+  if (!recorded && conversation.system.length > 0) {
+    const inside = instructionsInsideTemplate(agent, conversation.system)
+    if (inside !== undefined) {
+      conversation.system = [inside]
+      notes.add(
+        "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
+      )
+    } else {
+      const own = withoutIntroduction(agent, conversation.system, agentName)
+      if (own !== undefined) {
+        conversation.system = own
+        notes.add(
+          "system instructions: the first prompt's system text without the paragraph introducing the agent by its recorded name (the framework's)",
+        )
+      }
+    }
   }
   unwrapTemplatedInput(agent, conversation.input, notes)
 }
@@ -227,15 +237,21 @@ function buildRun(
   const firstModel = models[0]
   const unwrap = (prompt: ChatMessage[] | undefined) =>
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
+  const instructions = reader.instructions(agent, notes)
   const conversation = splitConversation(
     {
-      instructions: reader.instructions(agent, notes),
+      instructions,
       agentInput: reader.agentInput(agent, notes, tree),
       firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
     },
     notes,
   )
-  unwrapTemplates(agent, reader, conversation, notes)
+  unwrapTemplates(
+    agent,
+    { recorded: instructions !== undefined, agentName: identity.agentName },
+    conversation,
+    notes,
+  )
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.

@@ -57,3 +57,37 @@ export function textInsideTemplate(
   }
   return best
 }
+
+/** Where an agent's description is recorded: `gen_ai.agent.description`, `agent_description`, … */
+const DESCRIPTION_KEY = /agent[._]description$/i
+
+/**
+ * The system texts without a framework's introduction of the agent: a paragraph after the first
+ * that quotes the agent's recorded name, and its recorded description where the agent span has one
+ * (`You are an agent. Your internal name is "x". The description about you is "y".`). Such a
+ * paragraph is written from the agent's configuration, not given as instructions. Undefined when
+ * no paragraph is one.
+ */
+export function withoutIntroduction(
+  agent: Span,
+  system: readonly string[],
+  agentName: string | undefined,
+): string[] | undefined {
+  if (!agentName) return undefined
+  let description: string | undefined
+  for (const key in agent.attributes) {
+    const value = agent.attributes[key]
+    if (typeof value === 'string' && DESCRIPTION_KEY.test(key)) description = value
+  }
+  const introduces = (paragraph: string) =>
+    paragraph.includes(`"${agentName}"`) && (!description || paragraph.includes(`"${description}"`))
+  let changed = false
+  const kept = system.map((text) => {
+    const paragraphs = text.split('\n\n')
+    const own = paragraphs.filter((paragraph, index) => index === 0 || !introduces(paragraph))
+    if (own.length === paragraphs.length) return text
+    changed = true
+    return own.join('\n\n')
+  })
+  return changed ? kept : undefined
+}

@@ -199,9 +199,24 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
       draft.hasResult = true
     }
     if (call.failureInPrompt) draft.failureInPrompt = true
-    const error = spanError(span) ?? reader.failure?.(span)
-    if (error !== undefined) draft.errorText = reader.toolError?.(span) ?? error
+    const error = toolSpanError(span, reader, call)
+    if (error !== undefined) draft.errorText = error
   }
+}
+
+/**
+ * A failed tool span's error text: its reader's reading, else the span's; where the span names
+ * only the error's type (`error.type`, or a code: `TOOL_ERROR`), the message of the `{"error": …}` result the
+ * tool's error handler returned. Undefined when the span did not fail.
+ */
+function toolSpanError(span: Span, reader: ConventionReader, call: ToolSpanCall): string | undefined {
+  const error = spanError(span) ?? reader.failure?.(span)
+  if (error === undefined) return undefined
+  const own = reader.toolError?.(span)
+  if (own !== undefined) return own
+  const result = call.result
+  const onlyType = error === span.attributes['error.type'] || /^[A-Z][A-Z0-9_]*$/.test(error)
+  return onlyType && isRecord(result) && typeof result.error === 'string' ? result.error : error
 }
 
 /** A tool span as its reader read it, with the tool's name (from the span name when not recorded). */
@@ -251,9 +266,7 @@ function mergeTwin(
     draft.result = call.result
     draft.hasResult = true
   }
-  const error = spanError(span)
-  if (error !== undefined && draft.errorText === undefined)
-    draft.errorText = reader.toolError?.(span) ?? error
+  if (draft.errorText === undefined) draft.errorText = spanError(span) && toolSpanError(span, reader, call)
 }
 
 /** Lists of drafts by key, each taken from the front, skipping drafts already taken elsewhere. */

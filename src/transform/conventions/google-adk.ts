@@ -1,9 +1,7 @@
 import type { Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
-import { Notes } from '../notes.ts'
 import { parseMessages } from '../parse-messages.ts'
 import { isRecord, readJson, readString } from '../read-attribute.ts'
-import { exceptionMessage } from '../span-error.ts'
 import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader } from './convention-reader.ts'
 import { genAiReader } from './genai.ts'
@@ -27,11 +25,6 @@ export const googleAdkReader: ConventionReader = {
   ...genAiReader,
   matches: (span) => span.scope.name === ADK_SCOPE && genAiReader.matches(span),
   runContinuations: transferChain,
-  toolError(span) {
-    // The status says only TOOL_ERROR; the error callback's `{"error": ...}` result holds the message.
-    const result = readJson(span.attributes, 'gen_ai.tool.call.result', new Notes(), span.spanId)
-    return isRecord(result) && typeof result.error === 'string' ? result.error : exceptionMessage(span)
-  },
   modelInput(span, notes) {
     return genAiReader
       .modelInput(span, notes)
