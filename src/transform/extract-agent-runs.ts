@@ -246,12 +246,8 @@ function buildRun(
     },
     notes,
   )
-  unwrapTemplates(
-    agent,
-    { recorded: instructions !== undefined, agentName: identity.agentName },
-    conversation,
-    notes,
-  )
+  const recorded = instructions !== undefined
+  unwrapTemplates(agent, { recorded, agentName: identity.agentName }, conversation, notes)
   // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
   const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.

@@ -134,6 +134,8 @@ interface TraceModels {
   models: Span[]
   firstModelUnder: Map<Span, Span>
   openings: Map<Span, Opening | undefined>
+  /** The tool-call spans, listed when first asked (`toolSpans`). */
+  tools?: Set<Span>
 }
 
 /** The candidates that are runs: not a step of the run around them, not a pseudo-tool. */
@@ -228,12 +230,9 @@ function heads(runs: ReadonlySet<Span>, continuations: ReadonlyMap<string, reado
 /** A key for a conversation's opening. */
 const keyOf = (opening: Opening | undefined) => (opening ? `${opening.system}\u0000${opening.user}` : '')
 
-/**
- * Runs for the model calls no run holds: per conversation, the outermost span above its calls that
- * holds no other conversation's calls, no other run and no tool call that started it.
- */
-function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: ReadonlySet<Span>): Span[] {
-  const { tree, models, openings } = trace
+/** The model calls no run holds, and not under a span whose parent is missing, wrappers left out. */
+function orphanCalls(trace: TraceModels, runs: ReadonlySet<Span>): Span[] {
+  const { tree, models } = trace
   const underRun = new Map<Span, Span | null>()
   const lostParent = new Set(tree.orphans)
   const underLost = new Map<Span, Span | null>()
@@ -244,19 +243,30 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
     if (nearestAbove(tree, model, runs, underRun) !== undefined) continue
     if (nearestAbove(tree, model, lostParent, underLost) === undefined) orphans.push(model)
   }
-  if (orphans.length === 0) return []
-  const held = heldKeys(trace, kept)
   // A model span that holds another is a wrapper of it (an agent span that records a prompt).
-  const modelSet = new Set(orphans)
   const holdsModel = new Set<Span>()
   for (const model of orphans)
     for (let at = tree.parentOf(model); at && !holdsModel.has(at); at = tree.parentOf(at)) holdsModel.add(at)
-  const calls = orphans.filter((model) => !holdsModel.has(model))
+  return orphans.filter((model) => !holdsModel.has(model))
+}
+
+/** Marks a call's conversation key whose prompt was not recorded: by the tool call above it. */
+const UNREAD = '\u0001'
+
+/**
+ * Runs for the model calls no run holds: per conversation, the outermost span above its calls that
+ * holds no other conversation's calls, no other run and no tool call that started it.
+ */
+function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: ReadonlySet<Span>): Span[] {
+  const { tree, openings } = trace
+  const calls = orphanCalls(trace, runs)
+  if (calls.length === 0) return []
+  const held = heldKeys(trace, kept)
   // Each span above a call is marked with the conversation of the calls below it ('' when several).
   const mark = new Map<Span, string>()
   const markUp = (from: Span, key: string) => {
     for (let at = tree.parentOf(from); at; at = tree.parentOf(at)) {
-      if (spanRole(at) === 'tool' && !modelSet.has(at)) return
+      if (spanRole(at) === 'tool') return
       const seen = mark.get(at)
       if (seen === key || seen === '') return
       mark.set(at, seen === undefined ? key : '')
@@ -264,11 +274,14 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
   }
   for (const run of runs) markUp(run, `run\u0000${run.spanId}`)
   const groups = new Map<string, Span[]>()
+  const toolAbove = new Map<Span, Span | null>()
   for (const call of calls) {
-    // A call whose prompt was not recorded shows no conversation to find a run by.
+    // A call whose prompt was not recorded shows no conversation: the calls with none between the
+    // same tool calls (none, or the one that started an agent) are taken as one conversation.
     const opening = openingOf(call, openings)
-    if (!opening) continue
-    const key = keyOf(opening)
+    const key = opening
+      ? keyOf(opening)
+      : `${UNREAD}${nearestAbove(tree, call, toolSpans(trace), toolAbove)?.spanId ?? ''}`
     markUp(call, key)
     const group = groups.get(key)
     if (group) group.push(call)
@@ -276,19 +289,39 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
   }
   const found: Span[] = []
   for (const [key, group] of groups) {
-    if (held.has(key)) continue
-    let top = lowestCommonAncestor(tree, group)
-    if (spanRole(top) === 'model') {
-      const parent = tree.parentOf(top)
-      if (parent && spanRole(parent) !== 'tool' && mark.get(parent) === key) top = parent
-    }
-    const spine = [top]
-    for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))
-      spine.push(parent)
-    // The span that names the agent (the innermost one that does), else the outermost.
-    found.push(spine.find(namesAgent) ?? spine[spine.length - 1]!)
+    const run = held.has(key) ? undefined : runOfGroup(tree, group, key, mark)
+    if (run) found.push(run)
   }
   return found.sort(byStart)
+}
+
+/**
+ * The run span of one conversation's calls: of the spans above them marked with its key alone, the
+ * innermost that names an agent, else the outermost. Calls whose prompts were not recorded show no
+ * conversation of their own: their run must name an agent or speak a known vocabulary (Spring AI's
+ * chat client), never a request span around one model call.
+ */
+function runOfGroup(tree: SpanTree, group: readonly Span[], key: string, mark: ReadonlyMap<Span, string>) {
+  let top = lowestCommonAncestor(tree, group)
+  if (spanRole(top) === 'model') {
+    const parent = tree.parentOf(top)
+    if (parent && spanRole(parent) !== 'tool' && mark.get(parent) === key) top = parent
+  }
+  const spine = [top]
+  for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))
+    spine.push(parent)
+  const named = spine.find(namesAgent)
+  if (named || !key.startsWith(UNREAD)) return named ?? spine[spine.length - 1]!
+  return spine.findLast((span) => spanRole(span) !== 'model' && readerFor(span) !== undefined)
+}
+
+/** The tool-call spans of a trace (listed when first asked). */
+function toolSpans(trace: TraceModels): Set<Span> {
+  if (!trace.tools) {
+    trace.tools = new Set()
+    for (const span of trace.tree.byId.values()) if (spanRole(span) === 'tool') trace.tools.add(span)
+  }
+  return trace.tools
 }
 
 /** Whether a span names an agent (an attribute or its name), as the generic reader reads it. */

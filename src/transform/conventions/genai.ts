@@ -12,7 +12,7 @@ import {
   setOwn,
 } from '../read-attribute.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
-import { modelContent } from './generic.ts'
+import { genericReader, modelContent } from './generic.ts'
 import { textsOfInstructions } from './instructions.ts'
 
 const MODEL_OPERATIONS = new Set(['chat', 'generate_content', 'text_completion'])
@@ -86,6 +86,19 @@ export const genAiSpanReader: ConventionReader = {
   ...genAiReader,
   modelInput: (span, notes) => genAiReader.modelInput(span, notes) ?? modelContent(span).prompt,
   modelOutput: (span, notes) => genAiReader.modelOutput(span, notes) ?? modelContent(span).answer,
+  toolCall(span, notes) {
+    // What no GenAI key holds, read from keys of the producer's own (`<vendor>.tool.call.arguments`).
+    const call = genAiReader.toolCall(span, notes)
+    if (call.toolCallId !== undefined && call.args !== undefined && call.hasResult) return call
+    const own = genericReader.toolCall(span, notes)
+    return {
+      toolCallId: call.toolCallId ?? own.toolCallId,
+      toolName: call.toolName ?? own.toolName,
+      args: call.args ?? own.args,
+      result: call.hasResult ? call.result : own.result,
+      hasResult: call.hasResult || own.hasResult,
+    }
+  },
 }
 
 /** The event that carries a model call's content in GenAI semconv ≥1.37 when it is not on the span. */
