@@ -3,8 +3,8 @@ import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
-import type { ConventionReader } from './conventions/convention-reader.ts'
-import { genericReader, withGenericReading } from './conventions/generic.ts'
+import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
+import { agentNameInValuesBelow, genericReader, withGenericReading } from './conventions/generic.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -173,6 +173,21 @@ function unwrapTemplatedInput(agent: Span, input: ChatMessage[], notes: Notes): 
   notes.add("input: the agent span's text inside the first prompt's user message (its template left out)")
 }
 
+/**
+ * The run's first model prompt: the first call's, passing calls that recorded neither prompt nor
+ * answer where a later one did (a span that only prepares the request, LlamaIndex's
+ * `_prepare_chat_with_tools`), so content capture off still reads the first call.
+ */
+function firstPrompt(models: readonly Span[], notes: Notes): ChatMessage[] | undefined {
+  for (const model of models) {
+    const reader = readerFor(model)
+    const prompt = reader?.modelInput(model, notes)
+    if (prompt && prompt.length > 0) return prompt
+    if (reader?.modelOutput(model, new Notes())?.length) return prompt
+  }
+  return undefined
+}
+
 /** Notes what the trace lacks around a run: its agent span or that span's parent, parents of adopted spans, an end. */
 function noteGaps(
   tree: SpanTree,
@@ -216,6 +231,16 @@ function recordedIdentity(
   }
 }
 
+/**
+ * An identity whose name would only be inferred from the run span's name (`FunctionAgent.run`, a
+ * class) takes the name a field of its steps' values gives (`current_agent_name='x'`), if any.
+ */
+function namedInSteps(identity: AgentIdentity, agent: Span, tree: SpanTree): AgentIdentity {
+  if (identity.agentName !== undefined || identity.spanName === undefined) return identity
+  const agentName = agentNameInValuesBelow(agent, tree)
+  return agentName === undefined ? identity : { ...identity, agentName }
+}
+
 function buildRun(
   tree: SpanTree,
   agent: Span,
@@ -228,13 +253,12 @@ function buildRun(
   // Another instrumentation's agent span of the same invocation fills in what this one lacks.
   const twins = twinAgentSpans(tree, agent, isRun)
   const identity = resolveIdentity(
-    withTwins(recordedIdentity(tree, agent, extraRoots, reader), twins, tree),
+    namedInSteps(withTwins(recordedIdentity(tree, agent, extraRoots, reader), twins, tree), agent, tree),
     metadata,
   )
   const unfold = reader.unfoldModelCalls && ((model: Span) => reader.unfoldModelCalls!(model, tree, notes))
   const runSpans = collectRunSpans(tree, agent, isRun, extraRoots, unfold)
   const { models } = runSpans
-  const firstModel = models[0]
   const unwrap = (prompt: ChatMessage[] | undefined) =>
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const instructions = reader.instructions(agent, notes)
@@ -242,7 +266,7 @@ function buildRun(
     {
       instructions,
       agentInput: reader.agentInput(agent, notes, tree),
-      firstPrompt: unwrap(firstModel ? readerFor(firstModel)?.modelInput(firstModel, notes) : undefined),
+      firstPrompt: unwrap(firstPrompt(models, notes)),
     },
     notes,
   )

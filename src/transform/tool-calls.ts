@@ -8,7 +8,7 @@ import { isRecord } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
-import { toolErrorMessage, toolResultValue } from './tool-value.ts'
+import { toolCallIdIn, toolErrorMessage, toolResultValue } from './tool-value.ts'
 import { richness, twinToolSpans } from './twin-spans.ts'
 
 /** One tool call of a run, joined from its tool span and the model messages that mention it. */
@@ -189,7 +189,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const before = run.steps.length > 0 ? -1 : undefined
     const step = run.stepOf(span) ?? draft.step ?? run.stepAt(span.startTimeUnixNano) ?? before
     if (step !== undefined) draft.step = step
-    draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? span.spanId
+    draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? toolCallIdIn(call.result) ?? span.spanId
     draft.toolName = call.toolName ?? draft.toolName ?? name
     // What the tool received, unless it is a bare value where the model named the arguments
     // (LangChain records a one-argument tool's value alone).

@@ -44,6 +44,12 @@ function toolMessageContent(value: Record<string, unknown>): unknown {
   if (keys.length === 1 && keys[0] === 'output' && isRecord(value.output))
     return toolMessageContent(value.output)
   if (value.type === 'tool' && isRecord(value.data) && 'content' in value.data) return value.data.content
+  // A record about the call around its output: it names the tool and echoes what the tool received
+  // (LlamaIndex's `ToolOutput`: `tool_name`, `raw_input`, `raw_output`, `blocks`).
+  if ('tool_name' in value && ('raw_input' in value || 'input' in value)) {
+    if ('raw_output' in value) return value.raw_output
+    if ('output' in value) return value.output
+  }
   const id = value.id
   if (Array.isArray(id) && id[id.length - 1] === 'ToolMessage' && isRecord(value.kwargs))
     return value.kwargs.content
@@ -88,4 +94,16 @@ export function toolErrorMessage(text: string): string {
   if (repeat > 0 && message.slice(repeat + 2).replace(EXCEPTION_PREFIX, '') === message.slice(0, repeat))
     message = message.slice(0, repeat)
   return message.replace(EXCEPTION_PREFIX, '')
+}
+
+/**
+ * The call id a tool's result envelope names, a level or two down: LangChain's `ToolMessage`
+ * (`{output: {kwargs: {tool_call_id}}}`), a tool message object (`{tool_call_id, content}`).
+ * Undefined for any other value.
+ */
+export function toolCallIdIn(value: unknown, depth = 0): string | undefined {
+  if (!isRecord(value) || depth > 2) return undefined
+  const id = value.tool_call_id ?? value.toolCallId
+  if (typeof id === 'string' && id.length > 0) return id
+  return toolCallIdIn(value.output, depth + 1) ?? toolCallIdIn(value.kwargs, depth + 1)
 }

@@ -139,6 +139,11 @@ function toolCall(span: Span): ToolSpanCall {
 
 /** The agent a span names: an attribute key of any vocabulary, else its span name (a template filled in). */
 export function agentNameOf(span: Span): string | undefined {
+  return agentNameKey(span) ?? agentNameInSpanName(filledTemplate(span))
+}
+
+/** The agent an attribute of the span names by its key (`agent`, `*agent.name`, `*agent_name`, …). */
+function agentNameKey(span: Span): string | undefined {
   const attributes = span.attributes
   for (const key in attributes) {
     const value = attributes[key]
@@ -157,7 +162,29 @@ export function agentNameOf(span: Span): string | undefined {
       if (typeof type === 'string' && /agent/i.test(type)) return value
     }
   }
-  return agentNameInSpanName(filledTemplate(span))
+  return undefined
+}
+
+/** An agent-name field inside a value: `agent_name='x'` (a Python repr), `"agent_name": "x"` (JSON). */
+const NAME_FIELD = /agent_name['"]?\s*[=:]\s*['"]([^'"\\]{1,200})['"]/
+/** Values longer than this are not searched for an agent-name field. */
+const MAX_FIELD_SEARCH_CHARS = 100_000
+
+/**
+ * The agent named by a field inside the values of a run span's first children (its steps record
+ * the workflow's events, `AgentInput(…, current_agent_name='x')`): where the run span is named
+ * after a class (`FunctionAgent.run`), the program's name for the agent is there.
+ */
+export function agentNameInValuesBelow(span: Span, tree: SpanTree): string | undefined {
+  for (const child of tree.children(span.spanId)) {
+    for (const key in child.attributes) {
+      const value = child.attributes[key]
+      if (typeof value !== 'string' || value.length > MAX_FIELD_SEARCH_CHARS) continue
+      const found = NAME_FIELD.exec(value)
+      if (found) return found[1]
+    }
+  }
+  return undefined
 }
 
 /**
@@ -228,6 +255,7 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
   const result: AgentIdentity = {}
   for (let at: Span | undefined = span; at; at = tree?.parentOf(at)) {
     if (at !== span && toolName(at) !== undefined) break
+    if (at === span && tree) result.agentName ??= agentNameKey(at) ?? agentNameInValuesBelow(at, tree)
     result.agentName ??= agentNameOf(at)
     result.conversationId ??= conversationIn(at)
   }

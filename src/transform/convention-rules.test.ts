@@ -1,0 +1,73 @@
+/** Rules that read every convention alike (issue 27), each on the smallest trace that needs it. */
+import { describe, expect, it } from 'vitest'
+import { StatusCode } from '../model/index.ts'
+import { extractAgentRuns } from './index.ts'
+import { span } from './testing/span-builder.ts'
+
+const oi = (kind: string, more: Record<string, string> = {}) => ({ 'openinference.span.kind': kind, ...more })
+
+describe('reading rules shared by every convention', () => {
+  it('names a run named after a class by the agent-name field of its steps, and skips a call that recorded nothing', () => {
+    const [run] = extractAgentRuns([
+      span({ id: 'a', name: 'FunctionAgent.run', end: 100, attributes: oi('AGENT') }),
+      span({
+        id: 's',
+        parent: 'a',
+        name: 'init_run',
+        start: 1,
+        end: 2,
+        attributes: oi('CHAIN', { 'output.value': "AgentInput(input=[], current_agent_name='support')" }),
+      }),
+      span({ id: 'p', parent: 'a', name: 'prepare', start: 3, end: 4, attributes: oi('LLM') }),
+      span({
+        id: 'c',
+        parent: 'a',
+        name: 'chat',
+        start: 5,
+        end: 9,
+        attributes: oi('LLM', {
+          'llm.input_messages.0.message.role': 'system',
+          'llm.input_messages.0.message.content': 'Be brief.',
+          'llm.input_messages.1.message.role': 'user',
+          'llm.input_messages.1.message.content': 'Hi',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.content': 'Hello',
+        }),
+      }),
+    ])
+    expect(run!.agentName).toBe('support')
+    expect(run!.input.systemMessages).toEqual([{ role: 'system', content: 'Be brief.' }])
+    expect(run!.input.inputMessages.map((message) => message.content.content)).toEqual(['Hi'])
+  })
+
+  it("reads a failed tool's message from its {error} result where the span names only a code", () => {
+    const tool = span({
+      id: 't',
+      parent: 'a',
+      name: 'execute_tool lookup',
+      start: 2,
+      end: 3,
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup',
+        'gen_ai.tool.call.id': 'call_1',
+        'error.type': 'TOOL_ERROR',
+        'gen_ai.tool.call.result': '{"error": "Order Z99 not found"}',
+      },
+    })
+    tool.status = { code: StatusCode.ERROR }
+    const [run] = extractAgentRuns([
+      span({
+        id: 'a',
+        name: 'invoke_agent x',
+        end: 10,
+        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+      }),
+      tool,
+    ])
+    const part = run!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')
+    expect(part).toMatchObject({
+      toolInvocation: { state: 'output-error', errorText: 'Order Z99 not found' },
+    })
+  })
+})
