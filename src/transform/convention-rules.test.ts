@@ -70,4 +70,33 @@ describe('reading rules shared by every convention', () => {
       toolInvocation: { state: 'output-error', errorText: 'Order Z99 not found' },
     })
   })
+
+  it("reads a GenAI tool span's arguments and result from keys of the producer's own", () => {
+    const [run] = extractAgentRuns([
+      span({
+        id: 'a',
+        name: 'invoke_agent x',
+        end: 10,
+        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+      }),
+      span({
+        id: 't',
+        parent: 'a',
+        name: 'execute_tool lookup',
+        start: 2,
+        end: 3,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'lookup',
+          'gen_ai.tool.call.id': 'call_1',
+          'vendor.tool_call_args': '{"orderId":"A17"}',
+          'vendor.tool_response': '{"status":"shipped"}',
+        },
+      }),
+    ])
+    const part = run!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')
+    expect(part).toMatchObject({
+      toolInvocation: { toolCallId: 'call_1', args: { orderId: 'A17' }, result: { status: 'shipped' } },
+    })
+  })
 })

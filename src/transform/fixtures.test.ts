@@ -137,13 +137,6 @@ for (const [cell, why] of [
     'rebuild:voltagent/delegation',
     "as above; the supervisor's instructions are wrapped in VoltAgent's delegation template",
   ],
-  ...['agent-as-tool', 'multi-tool-text', 'nested-agents', 'streaming', 'tool-error'].map(
-    (scenario) =>
-      [
-        `rebuild:adk-go/${scenario}`,
-        "ADK Go's tool spans hold the arguments and the result in `gcp.vertex.agent.tool_call_args` / `tool_response`, which are not read yet",
-      ] as const,
-  ),
 ] as const)
   KNOWN_GAPS.set(cell, why)
 

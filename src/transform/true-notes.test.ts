@@ -71,12 +71,9 @@ const KNOWN_FALSE_NOTES = new Map<string, string>([
         "Quarkus LangChain4j's gen_ai.prompt holds every message's text joined by newlines: instructions and input are there, but cannot be told apart",
       ] as const,
   ),
-  ...['agent-as-tool', 'nested-agents', 'multi-tool-text', 'streaming'].map(
+  ...['agent-as-tool', 'nested-agents'].map(
     (scenario) =>
-      [
-        `adk-go/${scenario}`,
-        "ADK Go's tool arguments and results are in gcp.vertex.agent.tool_call_args / tool_response, not read yet; a sub-agent's input and answer are only in its caller's tool call",
-      ] as const,
+      [`adk-go/${scenario}`, "a sub-agent's input and answer are only in its caller's tool call"] as const,
   ),
   [
     'pydantic-ai-v5/model-error',

@@ -107,22 +107,29 @@ const OUTPUT_KEYS = ['output']
 const ARGUMENT_KEYS = ['args', 'arguments', 'input', 'inputs', 'kwargs', 'parameters', 'params']
 const RESULT_KEYS = ['result', 'output', 'outputs', 'response', 'return', 'returned']
 
-/** The first attribute whose last key segment is one of `names`. */
+/**
+ * The first attribute whose last key segment is one of `names` (with `suffix`, or ends with
+ * `_<name>`: `tool_call_args`, `tool_response`).
+ */
 function attributeNamed(
   span: Span,
   names: readonly string[],
+  suffix = false,
 ): { key: string; value: AttributeValue } | undefined {
   // The names in the order they are believed: `input` before `parameters` (a tool's schema).
   for (const name of names)
-    for (const key in span.attributes)
-      if (lastSegment(key) === name) return { key, value: span.attributes[key]! }
+    for (const key in span.attributes) {
+      const segment = lastSegment(key)
+      if (segment === name || (suffix && segment.endsWith(`_${name}`)))
+        return { key, value: span.attributes[key]! }
+    }
   return undefined
 }
 
 /** A tool span's call: the tool's name, and the attributes named like its arguments and result. */
 function toolCall(span: Span): ToolSpanCall {
-  const args = attributeNamed(span, ARGUMENT_KEYS)
-  const result = attributeNamed(span, RESULT_KEYS)
+  const args = attributeNamed(span, ARGUMENT_KEYS, true)
+  const result = attributeNamed(span, RESULT_KEYS, true)
   let toolCallId: string | undefined
   for (const key in span.attributes) {
     const value = span.attributes[key]

@@ -4,7 +4,7 @@ import { parseMessages } from '../parse-messages.ts'
 import { isRecord, readJson, readString } from '../read-attribute.ts'
 import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader } from './convention-reader.ts'
-import { genAiReader } from './genai.ts'
+import { genAiReader, genAiSpanReader } from './genai.ts'
 
 /** The instrumentation scope of Google ADK's own spans. */
 export const ADK_SCOPE = 'gcp.vertex.agent'
@@ -22,7 +22,7 @@ const operation = (span: Span) => readString(span.attributes, 'gen_ai.operation.
  * every partial response before the complete one (the one with a finish reason).
  */
 export const googleAdkReader: ConventionReader = {
-  ...genAiReader,
+  ...genAiSpanReader,
   matches: (span) => span.scope.name === ADK_SCOPE && genAiReader.matches(span),
   runContinuations: transferChain,
   modelInput(span, notes) {
