@@ -59,7 +59,8 @@ function assistantText(text: string): ChatMessage[] {
   return [{ role: 'assistant', parts: [{ type: 'text', text }] }]
 }
 
-function assistantOnly(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
+/** Messages that are all the assistant's (an answer), else undefined. */
+export function assistantOnly(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
   return messages && messages.length > 0 && messages.every((m) => m.role === 'assistant')
     ? messages
     : undefined

@@ -1,7 +1,7 @@
 import { type AttributeValue, type Span, StatusCode } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
-import { requestMessages, responseMessages } from '../provider-wire.ts'
+import { assistantOnly, requestMessages, responseMessages } from '../provider-wire.ts'
 import { isRecord, parseJsonValue } from '../read-attribute.ts'
 import type { SpanTree } from '../span-tree.ts'
 import type { AgentIdentity, ConventionReader, SpanRole, ToolSpanCall } from './convention-reader.ts'
@@ -67,12 +67,6 @@ export function modelContent(span: Span): ModelContent {
 
 function hasSystem(messages: readonly ChatMessage[]): boolean {
   return messages[0]?.role === 'system'
-}
-
-function assistantOnly(messages: ChatMessage[] | undefined): ChatMessage[] | undefined {
-  return messages && messages.length > 0 && messages.every((m) => m.role === 'assistant')
-    ? messages
-    : undefined
 }
 
 /** The last dotted segment of a key: `haystack.tool.name` → `name`. */

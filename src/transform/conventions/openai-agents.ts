@@ -1,6 +1,5 @@
 import type { Span } from '../../model/index.ts'
-import { parsePythonLiteral } from '../python-literal.ts'
-import { hasAttribute, isRecord } from '../read-attribute.ts'
+import { hasAttribute } from '../read-attribute.ts'
 import { byStart, type SpanTree } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 import { kind, openInferenceReader, roleOfKind } from './openinference.ts'
@@ -31,10 +30,11 @@ function isHandoff(span: Span): boolean {
  * wrapper (no messages: not a run) around a workflow CHAIN holding one AGENT span per agent that
  * took part. A handoff's receiving agent is a later sibling AGENT naming the agent it came from
  * in `graph.node.parent_id`: it continues the run of the agent the program invoked. A tool error
- * is an SDK envelope, a Python dict repr holding the tool's message. The JavaScript SDK's spans
+ * is an SDK envelope (a Python dict repr or JSON) holding the tool's message, which every tool
+ * error's reading takes off (`tool-value.ts`). The JavaScript SDK's spans
  * (`@openai/agents`) have the same shape; there the wrapper also carries the first prompt and the
  * last answer of its trace (copies: not a run) and the AGENT span no agent name (the span name is
- * the agent's); a tool error's envelope is JSON.
+ * the agent's).
  */
 export const openAiAgentsReader: ConventionReader = {
   ...openInferenceReader,
@@ -44,15 +44,6 @@ export const openAiAgentsReader: ConventionReader = {
     isJsTraceWrapper(span) ? 'other' : roleOfKind(span, 'other', (tool) => !isHandoff(tool)),
   confirmRun: undefined,
   runContinuations: handoffChain,
-  toolError(span) {
-    // `Error running tool (non-fatal): {'tool_name': …, 'error': '<message>'}`: a Python dict repr,
-    // or JSON (JavaScript) whose error is the error's `toString()` (`Error: <message>`).
-    const message = span.status.message ?? ''
-    const brace = message.indexOf('{')
-    const envelope = brace < 0 ? undefined : parsePythonLiteral(message.slice(brace))
-    if (!isRecord(envelope) || typeof envelope.error !== 'string') return undefined
-    return span.scope.name === JS_SCOPE ? envelope.error.replace(/^[A-Za-z]*Error: /, '') : envelope.error
-  },
 }
 
 /**
