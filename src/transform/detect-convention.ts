@@ -124,7 +124,17 @@ export function withSpanCache<T>(spanCount: number, work: () => T): T {
   }
 }
 
+/** The reader of the configured producer profiles (`profiles/`) that owns a span, tried first. */
+let profileReaderFor: ((span: Span) => ConventionReader | undefined) | undefined
+
+/** Sets how producer profiles claim spans (`useProfiles`); undefined for no profiles. */
+export function setProfileReaders(find: ((span: Span) => ConventionReader | undefined) | undefined): void {
+  profileReaderFor = find
+}
+
 function findReader(span: Span): ConventionReader | undefined {
+  const own = profileReaderFor?.(span)
+  if (own) return own
   for (const reader of active) if (reader.matches(span)) return reader
   return undefined
 }
