@@ -181,5 +181,14 @@ export function compileProfileParts(profile: Profile): CompiledProfile {
   ] as const) {
     if (base?.[hook]) (reader as unknown as Record<string, unknown>)[hook] = base[hook]
   }
+  compiledReaders.add(reader)
   return owns ? { reader, owns } : { reader }
+}
+
+/** Readers compiled from profiles. */
+const compiledReaders = new WeakSet<ConventionReader>()
+
+/** Whether a reader was compiled from a profile (for `inspect`: the spans the profiles read). */
+export function isProfileReader(reader: ConventionReader): boolean {
+  return compiledReaders.has(reader)
 }

@@ -6,7 +6,7 @@ import { type CompiledProfile, compileProfileParts } from './compile-profile.ts'
 import { matcherKeys } from './matcher.ts'
 import type { Profile } from './profile-schema.ts'
 
-export { compileProfile } from './compile-profile.ts'
+export { compileProfile, isProfileReader } from './compile-profile.ts'
 export { withSourceRecorder } from './field-source.ts'
 export { type Profile, profileSchema, profilesSchema } from './profile-schema.ts'
 
