@@ -18,9 +18,9 @@ import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
-import { springAiReader } from './conventions/spring-ai.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
+import { springAiReader } from './profiles/builtin/index.ts'
 
 /**
  * Readers in the order they are tried: Mastra marks every span it exports, and also writes

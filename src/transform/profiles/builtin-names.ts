@@ -17,7 +17,6 @@ export const BUILTIN_READER_NAMES = [
   'openai-agents',
   'smolagents',
   'crewai',
-  'spring-ai',
 ] as const
 
 /** A built-in reader's name. */

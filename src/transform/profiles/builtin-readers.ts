@@ -14,7 +14,6 @@ import { mastraReader } from '../conventions/mastra.ts'
 import { openAiAgentsReader } from '../conventions/openai-agents.ts'
 import { openInferenceReader } from '../conventions/openinference.ts'
 import { smolagentsReader } from '../conventions/smolagents.ts'
-import { springAiReader } from '../conventions/spring-ai.ts'
 import { strandsReader } from '../conventions/strands.ts'
 import { traceloopReader } from '../conventions/traceloop.ts'
 import type { BuiltinReaderName } from './builtin-names.ts'
@@ -41,7 +40,6 @@ export function builtinReader(name: BuiltinReaderName): ConventionReader {
     'openai-agents': openAiAgentsReader,
     smolagents: smolagentsReader,
     crewai: crewAiReader,
-    'spring-ai': springAiReader,
   }
   return readers[name]
 }

@@ -15,7 +15,7 @@ import { compileMatcher, type SpanTest, testSpan } from './matcher.ts'
 import type { FieldSource, Profile, Shape } from './profile-schema.ts'
 
 /** Roles in the order a profile's matchers are tried. */
-const ROLE_ORDER = ['agent', 'model', 'tool', 'step'] as const
+const ROLE_ORDER = ['agent', 'model', 'tool', 'step', 'other'] as const
 
 /** Notes of identity reads, which the seam gives no `Notes` for: dropped. */
 const identityNotes = new Notes()
@@ -63,33 +63,34 @@ function roleReader(profile: Profile, base: ConventionReader | undefined): (span
 
 function identityReader(fields: Fields, base: ConventionReader | undefined): ConventionReader['identity'] {
   if (!fields.name && !fields.id && !fields.conversationId && base) return base.identity
+  // A field the profile names is read from its sources alone; the others are the extended reader's.
   return (span, tree) => {
-    const read = (list: CompiledSource[] | undefined, field: string) =>
-      list ? readText(span, list, identityNotes, field, tree) : undefined
+    const read = (list: CompiledSource[], field: string) => readText(span, list, identityNotes, field, tree)
     const inherited: AgentIdentity = base ? base.identity(span, tree) : {}
     return {
-      agentId: read(fields.id, 'agent.id') ?? inherited.agentId,
-      agentName: read(fields.name, 'agent.name') ?? inherited.agentName,
-      conversationId: read(fields.conversationId, 'agent.conversationId') ?? inherited.conversationId,
+      agentId: fields.id ? read(fields.id, 'agent.id') : inherited.agentId,
+      agentName: fields.name ? read(fields.name, 'agent.name') : inherited.agentName,
+      conversationId: fields.conversationId
+        ? read(fields.conversationId, 'agent.conversationId')
+        : inherited.conversationId,
       spanName: inherited.spanName,
     }
   }
 }
 
 function toolReader(fields: Fields, base: ConventionReader | undefined): ConventionReader['toolCall'] {
-  const own = fields.toolId || fields.toolName || fields.args || fields.result
-  if (!own && base) return base.toolCall
+  const { toolId, toolName, args, result } = fields
+  if (!toolId && !toolName && !args && !result && base) return base.toolCall
+  const whole = toolId && toolName && args && result
   return (span, notes) => {
-    const inherited: ToolSpanCall = base ? base.toolCall(span, notes) : { hasResult: false }
-    const args = fields.args ? readValue(span, fields.args, notes, 'tool.arguments') : undefined
-    const result = fields.result ? readValue(span, fields.result, notes, 'tool.result') : undefined
+    const inherited: ToolSpanCall = base && !whole ? base.toolCall(span, notes) : { hasResult: false }
+    const value = result ? readValue(span, result, notes, 'tool.result') : undefined
     return {
-      toolCallId: (fields.toolId && readText(span, fields.toolId, notes, 'tool.id')) || inherited.toolCallId,
-      toolName:
-        (fields.toolName && readText(span, fields.toolName, notes, 'tool.name')) || inherited.toolName,
-      args: args ? args.value : inherited.args,
-      result: result ? result.value : inherited.result,
-      hasResult: result ? result.found : inherited.hasResult,
+      toolCallId: toolId ? readText(span, toolId, notes, 'tool.id') : inherited.toolCallId,
+      toolName: toolName ? readText(span, toolName, notes, 'tool.name') : inherited.toolName,
+      args: args ? readValue(span, args, notes, 'tool.arguments').value : inherited.args,
+      result: value ? value.value : inherited.result,
+      hasResult: value ? value.found : inherited.hasResult,
       failureInPrompt: inherited.failureInPrompt,
     }
   }

@@ -170,7 +170,11 @@ export function readValue(
     recorder?.(span, field, source.label)
     if (source.shape === 'string' || source.shape === 'text')
       return { found: true, value: stringOf(raw) ?? raw }
-    return { found: true, value: source.path ? raw : jsonOf(raw) }
+    if (source.path || typeof raw !== 'string') return { found: true, value: raw }
+    return {
+      found: true,
+      value: parseJsonValue(raw, { notes, what: `${source.attribute} of span ${span.spanId}` }),
+    }
   }
   return { found: false, value: undefined }
 }

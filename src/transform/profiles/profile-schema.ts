@@ -151,6 +151,8 @@ export const profileSchema = z
         model: matcherSchema.optional(),
         tool: matcherSchema.optional(),
         step: matcherSchema.optional(),
+        /** Spans of no role, where the extended reader would give them one. */
+        other: matcherSchema.optional(),
       })
       .strict()
       .optional(),
