@@ -10,7 +10,6 @@ import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
-import { langChain4jReader } from './conventions/langchain4j.ts'
 import { llamaIndexReader } from './conventions/llama-index.ts'
 import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
@@ -20,7 +19,7 @@ import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.
 import { smolagentsReader } from './conventions/smolagents.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
-import { springAiReader } from './profiles/builtin/index.ts'
+import { langChain4jReader, springAiReader } from './profiles/builtin/index.ts'
 
 /**
  * Readers in the order they are tried: Mastra marks every span it exports, and also writes

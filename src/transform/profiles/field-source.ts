@@ -9,6 +9,7 @@ import { parseJsonValue } from '../read-attribute.ts'
 import type { SpanTree } from '../span-tree.ts'
 import { evaluateJsonPath, type JsonPath, parseJsonPath } from './json-path.ts'
 import type { FieldSource, Shape } from './profile-schema.ts'
+import { compileCapture } from './safe-pattern.ts'
 
 /** One place a field may live, compiled: where to look and how to parse what is there. */
 export interface CompiledSource {
@@ -16,6 +17,10 @@ export interface CompiledSource {
   path?: JsonPath
   event?: string
   ancestors?: boolean
+  /** The field is there in a form not read (`notRead` of the profile): noted, never parsed. */
+  notRead?: string
+  /** A text read from the span's name instead of an attribute. */
+  nameGroup?: (name: string) => string | undefined
   shape: Shape
   /** How `inspect` names the source: `llm.request $.messages as provider-request`. */
   label: string
@@ -25,6 +30,10 @@ export interface CompiledSource {
 export function compileSources(source: FieldSource, defaultShape: Shape): CompiledSource[] {
   const list = Array.isArray(source) ? source : [source]
   return list.map((item) => {
+    if (typeof item !== 'string' && 'spanName' in item) {
+      const label = `span name ${item.spanName} as ${defaultShape}`
+      return { attribute: '', nameGroup: compileCapture(item.spanName), shape: defaultShape, label }
+    }
     const spec = typeof item === 'string' ? { attribute: item } : item
     const shape = spec.shape ?? defaultShape
     const where = `${spec.event ? `event ${spec.event} ` : ''}${spec.ancestors ? '(or above) ' : ''}`
@@ -33,6 +42,7 @@ export function compileSources(source: FieldSource, defaultShape: Shape): Compil
     if (spec.path) compiled.path = parseJsonPath(spec.path)
     if (spec.event) compiled.event = spec.event
     if (spec.ancestors) compiled.ancestors = true
+    if ('notRead' in spec && spec.notRead) compiled.notRead = spec.notRead
     return compiled
   })
 }
@@ -61,6 +71,7 @@ function attributesOf(span: Span, source: CompiledSource): Attributes | undefine
 
 /** The raw value at a source (after its JSON path); undefined when absent. */
 function rawValue(span: Span, source: CompiledSource, notes: Notes): unknown {
+  if (source.nameGroup) return source.nameGroup(span.name)
   const attributes = attributesOf(span, source)
   if (!attributes) return undefined
   const value = attributes[source.attribute]
@@ -93,6 +104,7 @@ function messagesFrom(
   source: CompiledSource,
   notes: Notes,
   role: ChatMessage['role'],
+  field: string,
 ): ChatMessage[] | undefined {
   if (source.shape === 'openinference' || source.shape === 'indexed') {
     const attributes = attributesOf(span, source)
@@ -104,6 +116,12 @@ function messagesFrom(
   const raw = rawValue(span, source, notes)
   if (raw === undefined) return undefined
   const value = source.path ? raw : jsonOf(raw)
+  if (source.notRead) {
+    notes.add(
+      `${field.slice(field.lastIndexOf('.') + 1)} of span ${span.spanId} recorded only as ${source.notRead} (${source.attribute}), not read`,
+    )
+    return undefined
+  }
   let messages: ChatMessage[] | undefined
   if (source.shape === 'text' || source.shape === 'string') messages = textMessages(raw, role)
   else if (source.shape === 'messages') messages = parseMessages(value)
@@ -142,10 +160,10 @@ export function readMessages(
   tree?: SpanTree,
 ): ChatMessage[] | undefined {
   for (const source of sources) {
-    let messages = messagesFrom(span, source, notes, role)
+    let messages = messagesFrom(span, source, notes, role, field)
     if (!messages?.length && source.ancestors) {
       for (const parent of above(span, tree)) {
-        messages = messagesFrom(parent, source, notes, role)
+        messages = messagesFrom(parent, source, notes, role, field)
         if (messages?.length) break
       }
     }

@@ -18,12 +18,9 @@ type Conditions = Exclude<SpanMatcher, { anyOf: unknown }>
 function compileConditions(conditions: Conditions): SpanTest {
   const tests: SpanTest[] = []
   const { scope, spanName, spanNamePattern, equals, exists } = conditions
+  // Cheapest first: a span that fails a comparison never runs the pattern.
   if (scope !== undefined) tests.push((_name, spanScope) => spanScope === scope)
   if (spanName !== undefined) tests.push((name) => name === spanName)
-  if (spanNamePattern !== undefined) {
-    const test = compilePattern(spanNamePattern)
-    tests.push((name) => test(name))
-  }
   if (equals !== undefined) {
     for (const [key, expected] of Object.entries(equals)) {
       tests.push((_name, _scope, attributes) => sameValue(attributes[key], expected))
@@ -32,6 +29,10 @@ function compileConditions(conditions: Conditions): SpanTest {
   if (exists !== undefined) {
     for (const key of exists)
       tests.push((_name, _scope, attributes) => attributes[key] !== undefined && attributes[key] !== null)
+  }
+  if (spanNamePattern !== undefined) {
+    const test = compilePattern(spanNamePattern)
+    tests.push((name) => test(name))
   }
   if (tests.length === 0) return () => true
   return (name, scope, attributes) => {

@@ -79,15 +79,37 @@ const sourceObject = z
     /** Read the attribute from the first event of this name instead of from the span. */
     event: z.string().min(1).optional(),
     shape: z.enum(SHAPES).optional(),
+    /**
+     * The attribute holds the field in a form that cannot be read back (text of every message
+     * joined, say): the field is left unread, with the note `<field> of span <id> recorded only
+     * as <notRead> (<attribute>), not read`.
+     */
+    notRead: z.string().min(1).max(100).optional(),
   })
   .strict()
 
 /** Where a field lives: an attribute key, a source object, or several tried in order. */
+/** A text read from the span's name: the first group of a (checked) pattern, e.g. `^svc\\.([^.]+)\\.`. */
+const spanNameSource = z
+  .object({
+    spanName: z
+      .string()
+      .min(1)
+      .max(200)
+      .superRefine((pattern, context) => {
+        const problem =
+          patternProblem(pattern) ?? (/\((?!\?)/.test(pattern) ? undefined : 'needs a group ( ) for the text')
+        if (problem) context.addIssue({ code: 'custom', message: problem })
+      }),
+  })
+  .strict()
+
 export const sourceSchema = z.union([
   z.string().min(1),
   sourceObject,
+  spanNameSource,
   z
-    .array(z.union([z.string().min(1), sourceObject]))
+    .array(z.union([z.string().min(1), sourceObject, spanNameSource]))
     .min(1)
     .max(8),
 ])

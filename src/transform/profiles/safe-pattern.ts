@@ -103,3 +103,10 @@ export function compilePattern(pattern: string): (name: string) => boolean {
   const regex = new RegExp(pattern, 'u')
   return (name) => name.length <= MAX_PATTERN_NAME_CHARS && regex.test(name)
 }
+
+/** The first group of a checked pattern's match in a name (bounded as {@link compilePattern}). */
+export function compileCapture(pattern: string): (name: string) => string | undefined {
+  compilePattern(pattern)
+  const regex = new RegExp(pattern, 'u')
+  return (name) => (name.length <= MAX_PATTERN_NAME_CHARS ? regex.exec(name)?.[1] || undefined : undefined)
+}

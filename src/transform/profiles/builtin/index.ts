@@ -1,6 +1,7 @@
 import type { ConventionReader } from '../../conventions/convention-reader.ts'
 import { compileProfile } from '../compile-profile.ts'
 import { profileSchema } from '../profile-schema.ts'
+import langChain4j from './langchain4j.json' with { type: 'json' }
 import springAi from './spring-ai.json' with { type: 'json' }
 
 /*
@@ -10,3 +11,10 @@ import springAi from './spring-ai.json' with { type: 'json' }
 
 /** Spring AI's Micrometer observations (`spring.ai.kind`), as the profile in `spring-ai.json`. */
 export const springAiReader: ConventionReader = compileProfile(profileSchema.parse(springAi))
+
+/**
+ * Quarkus LangChain4j (`langchain4j.aiservices.<Interface>.<method>` runs named after the
+ * interface, `completion <model>` model spans whose answer is `gen_ai.completion` text, failures
+ * only as `exception` events), as the profile in `langchain4j.json`.
+ */
+export const langChain4jReader: ConventionReader = compileProfile(profileSchema.parse(langChain4j))
