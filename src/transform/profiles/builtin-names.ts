@@ -1,4 +1,7 @@
-/** The names a profile's `extends` may give, in the docs' order. */
+/**
+ * The names a profile's `extends` may give, in the docs' order: the built-in readers written as
+ * code (those kept as profiles, `builtin/`, are copied rather than extended).
+ */
 export const BUILTIN_READER_NAMES = [
   'genai',
   'openinference',
@@ -12,7 +15,6 @@ export const BUILTIN_READER_NAMES = [
   'google-adk',
   'autogen',
   'langchain',
-  'langchain4j',
   'llama-index',
   'openai-agents',
   'smolagents',

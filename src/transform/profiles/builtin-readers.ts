@@ -7,7 +7,6 @@ import { genericReader } from '../conventions/generic.ts'
 import { genkitReader } from '../conventions/genkit.ts'
 import { googleAdkReader } from '../conventions/google-adk.ts'
 import { langChainReader } from '../conventions/langchain.ts'
-import { langChain4jReader } from '../conventions/langchain4j.ts'
 import { llamaIndexReader } from '../conventions/llama-index.ts'
 import { logfireReader } from '../conventions/logfire.ts'
 import { mastraReader } from '../conventions/mastra.ts'
@@ -35,7 +34,6 @@ export function builtinReader(name: BuiltinReaderName): ConventionReader {
     'google-adk': googleAdkReader,
     autogen: autogenReader,
     langchain: langChainReader,
-    langchain4j: langChain4jReader,
     'llama-index': llamaIndexReader,
     'openai-agents': openAiAgentsReader,
     smolagents: smolagentsReader,
