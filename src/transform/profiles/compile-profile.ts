@@ -11,7 +11,7 @@ import { exceptionMessage } from '../span-error.ts'
 import type { SpanTree } from '../span-tree.ts'
 import { builtinReader } from './builtin-readers.ts'
 import { type CompiledSource, compileSources, readMessages, readText, readValue } from './field-source.ts'
-import { compileMatcher, type SpanTest, testSpan } from './matcher.ts'
+import { type Branch, compileBranches, compileMatcher, type SpanTest, testSpan } from './matcher.ts'
 import type { FieldSource, Profile, Shape } from './profile-schema.ts'
 
 /** Roles in the order a profile's matchers are tried. */
@@ -128,10 +128,10 @@ function texts(messages: ChatMessage[] | undefined): string[] | undefined {
   return list.length > 0 ? list : undefined
 }
 
-/** A compiled profile: its reader, and the test of the spans it owns (without `owns`: the extended reader's). */
+/** A compiled profile: its reader, and the branches of the spans it owns (without `owns`: the extended reader's). */
 export interface CompiledProfile {
   reader: ConventionReader
-  owns?: SpanTest
+  owns?: Branch[]
 }
 
 /**
@@ -183,7 +183,7 @@ export function compileProfileParts(profile: Profile): CompiledProfile {
     if (base?.[hook]) (reader as unknown as Record<string, unknown>)[hook] = base[hook]
   }
   compiledReaders.add(reader)
-  return owns ? { reader, owns } : { reader }
+  return profile.owns ? { reader, owns: compileBranches(profile.owns) } : { reader }
 }
 
 /** Readers compiled from profiles. */

@@ -1,5 +1,5 @@
 import { addRoleAttributeKeys } from '../../ingest/decode/role-attributes.ts'
-import type { Span } from '../../model/index.ts'
+import type { Attributes, Span } from '../../model/index.ts'
 import type { ConventionReader } from '../conventions/convention-reader.ts'
 import { setProfileReaders } from '../detect-convention.ts'
 import { type CompiledProfile, compileProfileParts } from './compile-profile.ts'
@@ -34,16 +34,57 @@ export function useProfiles(profiles: readonly Profile[]): void {
   setProfileReaders(compiled.length > 0 ? ownerOf(compiled) : undefined)
 }
 
+/** A branch of some profile's `owns` still open for spans of one name and scope. */
+interface Candidate {
+  reader: ConventionReader
+  /** Undefined: the branch holds for every span of that name and scope. */
+  byAttributes?: (attributes: Attributes) => boolean
+  /** A profile without `owns` (it extends a built-in reader): the reader decides. */
+  whole?: boolean
+}
+
+/** Name-and-scope pairs remembered; past this many, candidates are worked out per span. */
+const MAX_REMEMBERED_NAMES = 4_096
+/** Longest name plus scope remembered. */
+const MAX_REMEMBERED_CHARS = 512
+
 /**
- * The reader of the first profile that owns a span. The span's name, scope and attributes are
- * read once for all the profiles' `owns` tests (the transform asks this of every span many times).
+ * The reader of the first profile that owns a span. What the profiles ask of a span's name and
+ * scope is worked out once per name-and-scope pair (spans of one producer share a few: most
+ * profiles are then rejected without a test); only the attribute conditions of the branches left
+ * are asked of each span (the transform asks this of every span).
  */
 function ownerOf(compiled: readonly CompiledProfile[]): (span: Span) => ConventionReader | undefined {
+  const profiles = compiled.map(({ reader, owns }) => ({ reader, branches: owns }))
+  const remembered = new Map<string, Candidate[]>()
+  const candidatesOf = (name: string, scope: string | undefined): Candidate[] => {
+    const candidates: Candidate[] = []
+    for (const { reader, branches } of profiles) {
+      if (!branches) candidates.push({ reader, whole: true })
+      else
+        for (const { byName, byAttributes } of branches) {
+          if (byName && !byName(name, scope)) continue
+          candidates.push(byAttributes ? { reader, byAttributes } : { reader })
+          if (!byAttributes) break // the profile owns every span of this name and scope
+        }
+    }
+    return candidates
+  }
   return (span) => {
-    const { name, attributes } = span
+    const name = span.name
     const scope = span.scope?.name
-    for (const { reader, owns } of compiled) {
-      if (owns ? owns(name, scope, attributes) : reader.matches(span)) return reader
+    // Long names and scopes are not kept (a hostile trace's names would stay in memory).
+    const short = name.length + (scope?.length ?? 0) <= MAX_REMEMBERED_CHARS
+    const key = short ? `${scope?.length ?? -1}:${scope ?? ''}:${name}` : undefined
+    let candidates = key === undefined ? undefined : remembered.get(key)
+    if (candidates === undefined) {
+      candidates = candidatesOf(name, scope)
+      if (key !== undefined && remembered.size < MAX_REMEMBERED_NAMES) remembered.set(key, candidates)
+    }
+    if (candidates.length === 0) return undefined
+    const attributes = span.attributes
+    for (const { reader, byAttributes, whole } of candidates) {
+      if (whole ? reader.matches(span) : !byAttributes || byAttributes(attributes)) return reader
     }
     return undefined
   }

@@ -15,30 +15,50 @@ export function testSpan(test: SpanTest, span: Span): boolean {
 
 type Conditions = Exclude<SpanMatcher, { anyOf: unknown }>
 
-function compileConditions(conditions: Conditions): SpanTest {
-  const tests: SpanTest[] = []
-  const { scope, spanName, spanNamePattern, equals, exists } = conditions
-  // Cheapest first: a span that fails a comparison never runs the pattern.
-  if (scope !== undefined) tests.push((_name, spanScope) => spanScope === scope)
-  if (spanName !== undefined) tests.push((name) => name === spanName)
-  if (equals !== undefined) {
-    for (const [key, expected] of Object.entries(equals)) {
-      tests.push((_name, _scope, attributes) => sameValue(attributes[key], expected))
-    }
-  }
-  if (exists !== undefined) {
-    for (const key of exists)
-      tests.push((_name, _scope, attributes) => attributes[key] !== undefined && attributes[key] !== null)
-  }
-  if (spanNamePattern !== undefined) {
-    const test = compilePattern(spanNamePattern)
-    tests.push((name) => test(name))
-  }
-  if (tests.length === 0) return () => true
-  return (name, scope, attributes) => {
-    for (const test of tests) if (!test(name, scope, attributes)) return false
+/**
+ * One branch of a matcher, in two halves: what it asks of the span's name and scope (the same for
+ * every span of that name and scope: `useProfiles` remembers it per pair) and of its attributes.
+ * Undefined halves ask nothing.
+ */
+export interface Branch {
+  byName?: (name: string, scope: string | undefined) => boolean
+  byAttributes?: (attributes: Attributes) => boolean
+}
+
+function all<A extends unknown[]>(tests: ((...args: A) => boolean)[]): ((...args: A) => boolean) | undefined {
+  if (tests.length === 0) return undefined
+  return (...args) => {
+    for (const test of tests) if (!test(...args)) return false
     return true
   }
+}
+
+function compileBranch(conditions: Conditions): Branch {
+  const { scope, spanName, spanNamePattern, equals, exists } = conditions
+  const byName: ((name: string, scope: string | undefined) => boolean)[] = []
+  // Cheapest first: a span that fails a comparison never runs the pattern.
+  if (scope !== undefined) byName.push((_name, spanScope) => spanScope === scope)
+  if (spanName !== undefined) byName.push((name) => name === spanName)
+  if (spanNamePattern !== undefined) {
+    const test = compilePattern(spanNamePattern)
+    byName.push((name) => test(name))
+  }
+  const byAttributes: ((attributes: Attributes) => boolean)[] = []
+  for (const [key, expected] of Object.entries(equals ?? {}))
+    byAttributes.push((attributes) => sameValue(attributes[key], expected))
+  for (const key of exists ?? [])
+    byAttributes.push((attributes) => attributes[key] !== undefined && attributes[key] !== null)
+  const branch: Branch = {}
+  const nameTest = all(byName)
+  const attributesTest = all(byAttributes)
+  if (nameTest) branch.byName = nameTest
+  if (attributesTest) branch.byAttributes = attributesTest
+  return branch
+}
+
+/** A matcher's branches (one without `anyOf`); patterns checked: throws on one that may backtrack. */
+export function compileBranches(matcher: SpanMatcher): Branch[] {
+  return ('anyOf' in matcher ? matcher.anyOf : [matcher]).map(compileBranch)
 }
 
 /** An attribute equals a profile's scalar: numbers and booleans also as their text. */
@@ -49,10 +69,11 @@ function sameValue(value: AttributeValue | undefined, expected: string | number 
 
 /** Compiles a matcher (its patterns checked: throws on one that may backtrack). */
 export function compileMatcher(matcher: SpanMatcher): SpanTest {
-  if (!('anyOf' in matcher)) return compileConditions(matcher)
-  const tests = matcher.anyOf.map(compileConditions)
+  const branches = compileBranches(matcher)
   return (name, scope, attributes) => {
-    for (const test of tests) if (test(name, scope, attributes)) return true
+    for (const { byName, byAttributes } of branches) {
+      if ((!byName || byName(name, scope)) && (!byAttributes || byAttributes(attributes))) return true
+    }
     return false
   }
 }
