@@ -1,9 +1,10 @@
 import { addRoleAttributeKeys } from '../../ingest/decode/role-attributes.ts'
+import { type ProfileCandidacy, setProfileCandidacy } from '../../ingest/decode/scan-proto.ts'
 import type { Attributes, Span } from '../../model/index.ts'
 import type { ConventionReader } from '../conventions/convention-reader.ts'
 import { setProfileReaders } from '../detect-convention.ts'
 import { type CompiledProfile, compileProfileParts } from './compile-profile.ts'
-import { matcherKeys } from './matcher.ts'
+import { compileBranches, matcherKeys } from './matcher.ts'
 import type { Profile } from './profile-schema.ts'
 
 export { compileProfile, isProfileReader } from './compile-profile.ts'
@@ -31,7 +32,35 @@ export function useProfiles(profiles: readonly Profile[]): void {
     }
   })
   addRoleAttributeKeys(profiles.flatMap(profileMatchKeys))
+  setProfileCandidacy(profiles.length > 0 ? candidacyOf(profiles) : undefined)
   setProfileReaders(compiled.length > 0 ? ownerOf(compiled) : undefined)
+}
+
+/**
+ * What the ingest path must treat as possible run spans for these profiles, beyond their match
+ * keys (which joined the role keys): every span of a scope a branch names; spans whose name a
+ * scope-less branch's name conditions take; every span when a branch asks nothing. A profile
+ * that extends a built-in reader without `owns` owns what that reader owns, which the ingest path
+ * already sees. Conservative: a span passed on here is only looked at more closely.
+ */
+function candidacyOf(profiles: readonly Profile[]): ProfileCandidacy {
+  const scopes = new Set<string>()
+  const names: ((name: string) => boolean)[] = []
+  let every = false
+  for (const { owns } of profiles) {
+    for (const branch of owns ? ('anyOf' in owns ? owns.anyOf : [owns]) : []) {
+      if (branch.scope !== undefined) scopes.add(branch.scope)
+      else if (branch.spanName !== undefined || branch.spanNamePattern !== undefined) {
+        const byName = compileBranches({
+          spanName: branch.spanName,
+          spanNamePattern: branch.spanNamePattern,
+        })[0]!.byName!
+        names.push((name) => byName(name, undefined))
+      } else if (branch.equals === undefined && branch.exists === undefined) every = true
+    }
+  }
+  const name = names.length === 0 ? undefined : (text: string) => names.some((test) => test(text))
+  return name ? { scopes, name, every } : { scopes, every }
 }
 
 /** A branch of some profile's `owns` still open for spans of one name and scope. */

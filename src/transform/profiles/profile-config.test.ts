@@ -4,7 +4,8 @@ import { loadFixture } from '../../../test/fixtures/index.ts'
 import { ConfigError, resolveConfig } from '../../config/index.ts'
 import { decodeOtlpTraces } from '../../ingest/decode/index.ts'
 import { isRoleKey } from '../../ingest/decode/role-attributes.ts'
-import { extractAgentRuns } from '../index.ts'
+import { scanOtlpProto } from '../../ingest/decode/scan-proto.ts'
+import { extractAgentRuns, isAgentRunSpan } from '../index.ts'
 import { everySpanProfile } from '../testing/user-profiles.ts'
 import { useProfiles } from './index.ts'
 
@@ -93,5 +94,32 @@ describe('a profile that owns every span', () => {
     const ids = new Set(spans.map((span) => span.spanId))
     expect(runs.length).toBeGreaterThan(1)
     expect(runs.every((run) => ids.has(run.spanId) && run.convention === 'generic')).toBe(true)
+  })
+})
+
+describe('the ingest path with a profile that owns spans by scope and name', () => {
+  /** The run spans the ingest path would see in a file: agent spans among the candidates' role views. */
+  function runSpansSeen(proto: Uint8Array): string[] {
+    const scanned = scanOtlpProto(proto)
+    const names: string[] = []
+    for (let i = 0; i < scanned.length; i++) {
+      const view = scanned.candidate(i)
+      if (view && isAgentRunSpan(view)) names.push(view.name)
+    }
+    return names
+  }
+
+  it('sees no candidate without the profile, and the run spans with it', () => {
+    const proto = loadFixture('hand-desk/nested-agents').proto
+    expect(runSpansSeen(proto)).toEqual([])
+    useProfiles([handDesk])
+    expect(runSpansSeen(proto)).toEqual(['loop', 'loop'])
+  })
+
+  it('by span name alone, when the profile names no scope', () => {
+    const proto = loadFixture('hand-desk/single-turn').proto
+    const { owns: _owns, ...rest } = handDesk
+    useProfiles([{ ...rest, owns: { spanNamePattern: '^(serve|loop|think|act)$' } }])
+    expect(runSpansSeen(proto)).toEqual(['loop'])
   })
 })
