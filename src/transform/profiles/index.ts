@@ -85,7 +85,9 @@ const MAX_REMEMBERED_CHARS = 512
  */
 function ownerOf(compiled: readonly CompiledProfile[]): (span: Span) => ConventionReader | undefined {
   const profiles = compiled.map(({ reader, owns }) => ({ reader, branches: owns }))
-  const remembered = new Map<string, Candidate[]>()
+  // By scope, then by name: no key is built per span. Pairs are counted against the bound.
+  const remembered = new Map<string | undefined, Map<string, Candidate[]>>()
+  let pairs = 0
   const candidatesOf = (name: string, scope: string | undefined): Candidate[] => {
     const candidates: Candidate[] = []
     for (const { reader, branches } of profiles) {
@@ -102,13 +104,19 @@ function ownerOf(compiled: readonly CompiledProfile[]): (span: Span) => Conventi
   return (span) => {
     const name = span.name
     const scope = span.scope?.name
-    // Long names and scopes are not kept (a hostile trace's names would stay in memory).
-    const short = name.length + (scope?.length ?? 0) <= MAX_REMEMBERED_CHARS
-    const key = short ? `${scope?.length ?? -1}:${scope ?? ''}:${name}` : undefined
-    let candidates = key === undefined ? undefined : remembered.get(key)
+    let byName = remembered.get(scope)
+    let candidates = byName?.get(name)
     if (candidates === undefined) {
       candidates = candidatesOf(name, scope)
-      if (key !== undefined && remembered.size < MAX_REMEMBERED_NAMES) remembered.set(key, candidates)
+      // Long names are not kept (a hostile trace's names would stay in memory).
+      if (pairs < MAX_REMEMBERED_NAMES && name.length + (scope?.length ?? 0) <= MAX_REMEMBERED_CHARS) {
+        if (!byName) {
+          byName = new Map()
+          remembered.set(scope, byName)
+        }
+        byName.set(name, candidates)
+        pairs++
+      }
     }
     if (candidates.length === 0) return undefined
     const attributes = span.attributes

@@ -25,10 +25,24 @@ export interface Branch {
   byAttributes?: (attributes: Attributes) => boolean
 }
 
-function all<A extends unknown[]>(tests: ((...args: A) => boolean)[]): ((...args: A) => boolean) | undefined {
-  if (tests.length === 0) return undefined
-  return (...args) => {
-    for (const test of tests) if (!test(...args)) return false
+/** All of some attribute tests, as one (no array made per call: asked of every span). */
+function allOf(
+  tests: ((attributes: Attributes) => boolean)[],
+): ((attributes: Attributes) => boolean) | undefined {
+  if (tests.length <= 1) return tests[0]
+  return (attributes) => {
+    for (const test of tests) if (!test(attributes)) return false
+    return true
+  }
+}
+
+/** All of some name-and-scope tests, as one. */
+function allOfNamed(
+  tests: ((name: string, scope: string | undefined) => boolean)[],
+): ((name: string, scope: string | undefined) => boolean) | undefined {
+  if (tests.length <= 1) return tests[0]
+  return (name, scope) => {
+    for (const test of tests) if (!test(name, scope)) return false
     return true
   }
 }
@@ -49,8 +63,8 @@ function compileBranch(conditions: Conditions): Branch {
   for (const key of exists ?? [])
     byAttributes.push((attributes) => attributes[key] !== undefined && attributes[key] !== null)
   const branch: Branch = {}
-  const nameTest = all(byName)
-  const attributesTest = all(byAttributes)
+  const nameTest = allOfNamed(byName)
+  const attributesTest = allOf(byAttributes)
   if (nameTest) branch.byName = nameTest
   if (attributesTest) branch.byAttributes = attributesTest
   return branch

@@ -31,8 +31,14 @@ function contentSources(span: Span): { prompt?: Source; answer?: Source } {
       const at = path ? { attribute: key, path } : { attribute: key }
       if (!found.answer && responseMessages(v)) found.answer = { ...at, shape: 'provider-response' }
       else if (!found.prompt && requestMessages(v)) found.prompt = { ...at, shape: 'provider-request' }
-      else if (!found.prompt && Array.isArray(v) && parseMessages(v)?.length)
-        found.prompt = { ...at, shape: 'messages' }
+      else if (Array.isArray(v)) {
+        // A message list: the answer when every message is the assistant's, else a prompt.
+        const messages = parseMessages(v)
+        if (!messages?.length) continue
+        const answers = messages.every((message) => message.role === 'assistant')
+        if (answers && !found.answer) found.answer = { ...at, shape: 'messages' }
+        else if (!answers && !found.prompt) found.prompt = { ...at, shape: 'messages' }
+      }
     }
   }
   return found
@@ -46,11 +52,18 @@ function nameMatcher(names: string[]): { spanName: string } | { spanNamePattern:
   return { spanNamePattern: `^${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` }
 }
 
-/** The first attribute key of `spans` whose last word is one of `words`. */
-function keyLike(spans: Span[], words: RegExp): string | undefined {
-  for (const span of spans)
-    for (const key of Object.keys(span.attributes))
-      if (words.test(key.slice(key.lastIndexOf('.') + 1))) return key
+/**
+ * The first attribute key of `spans` that `words` takes, trying each pattern in turn (the first
+ * ones name the role: `gen_ai.agent.name` before a bare `name`); a pattern is asked of the key's
+ * last word, or of the whole key when it holds a dot.
+ */
+function keyLike(spans: Span[], ...words: RegExp[]): string | undefined {
+  for (const pattern of words)
+    for (const span of spans)
+      for (const key of Object.keys(span.attributes)) {
+        const text = pattern.source.includes('\\.') ? key : key.slice(key.lastIndexOf('.') + 1)
+        if (pattern.test(text)) return key
+      }
   return undefined
 }
 
@@ -72,7 +85,7 @@ export function suggestProfile(spans: readonly Span[]): Profile | undefined {
   const tools = spans.filter((span) => agentIds.has(span.parentSpanId ?? '') && !modelIds.has(span.spanId))
   const above = spans.filter((span) => agents.some((agent) => agent.parentSpanId === span.spanId))
   const agent: Record<string, unknown> = {}
-  put(agent, 'name', keyLike(agents, /^(agent|agent_name|name)$/i))
+  put(agent, 'name', keyLike(agents, /(^|\.)agent\.name$/i, /^(agent|agent_name)$/i, /^name$/i))
   const conversation = keyLike(
     [...agents, ...above],
     /^(session|session_id|conversation|conversation_id|thread|thread_id)$/i,
@@ -82,8 +95,8 @@ export function suggestProfile(spans: readonly Span[]): Profile | undefined {
   if (input) agent.input = { attribute: input, shape: 'text' }
   put(agent, 'instructions', keyLike(agents, /^(instructions|system|system_prompt|brief)$/i))
   const tool: Record<string, unknown> = {}
-  put(tool, 'name', keyLike(tools, /^(tool|tool_name|name)$/i))
-  put(tool, 'id', keyLike(tools, /^(call|call_id|tool_call_id|id)$/i))
+  put(tool, 'name', keyLike(tools, /(^|\.)tool\.name$/i, /^(tool|tool_name)$/i, /^name$/i))
+  put(tool, 'id', keyLike(tools, /(^|\.)call\.id$/i, /^(call|call_id|tool_call_id)$/i, /^id$/i))
   put(tool, 'arguments', keyLike(tools, /^(args|arguments|params|parameters|input)$/i))
   put(tool, 'result', keyLike(tools, /^(result|output|outcome|return)$/i))
   put(tool, 'error', keyLike(tools, /^(error|failure)$/i))
