@@ -17,8 +17,11 @@ import type { FieldSource, Profile, Shape } from './profile-schema.ts'
 /** Roles in the order a profile's matchers are tried. */
 const ROLE_ORDER = ['agent', 'model', 'tool', 'step', 'other'] as const
 
-/** Notes of identity reads, which the seam gives no `Notes` for: dropped. */
-const identityNotes = new Notes()
+/**
+ * Notes of the reads the seam gives no `Notes` for (identity, status, a tool's error text):
+ * dropped, never kept (a service reads spans for days).
+ */
+const identityNotes = Object.assign(new Notes(), { add() {} }) as Notes
 
 function sources(source: FieldSource | undefined, shape: Shape): CompiledSource[] | undefined {
   return source === undefined ? undefined : compileSources(source, shape)
