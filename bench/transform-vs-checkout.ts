@@ -14,6 +14,10 @@
  * `generated`: 1,000 agent traces of the pipeline benchmark's traffic; `fixtures`: five copies of the
  * fixtures of the producers the other checkout has too (its test/fixtures/data), so both read the
  * same traces.
+ *
+ * `TRANSFORM_VS_PROFILES=N` (1-10): this checkout reads with N user producer profiles loaded
+ * (`src/transform/testing/user-profiles.ts`; none owns the traffic's spans), the other without:
+ * with the other a worktree of the same commit, the cost of loading profiles (issue 28).
  */
 import { readdirSync } from 'node:fs'
 import { readSpans } from '../src/ingest/record-reader.ts'
@@ -25,6 +29,12 @@ import { listFixtures, loadFixture } from '../test/fixtures/index.ts'
 const [ref, which = 'generated'] = process.argv.slice(2)
 if (!ref) throw new Error('usage: bench/transform-vs-checkout.ts CHECKOUT [generated|fixtures]')
 const other: typeof extractAgentRuns = (await import(`${ref}/src/transform/index.ts`)).extractAgentRuns
+const profileCount = Number(process.env.TRANSFORM_VS_PROFILES ?? 0)
+if (profileCount > 0) {
+  const { useProfiles } = await import('../src/transform/profiles/index.ts')
+  const { tenUserProfiles } = await import('../src/transform/testing/user-profiles.ts')
+  useProfiles(tenUserProfiles().slice(0, profileCount))
+}
 
 const payloads: Buffer[] =
   which === 'generated'

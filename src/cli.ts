@@ -19,6 +19,10 @@ Usage:
   tracescore inspect FILE... [--json]       what tracescore understands of the traces in OTLP files:
                                              conventions, runs and what each holds, parts not
                                              recorded, GenAI spans no run used
+  tracescore inspect FILE... --profile P.json|P.ts... | --config FILE
+                                             the same read with producer profiles: which source
+                                             gave each field, what the profiles left unread
+  tracescore inspect --suggest FILE...       a starting producer profile (JSON) for the files' spans
   tracescore replay --from OFFSET|TIME [--to OFFSET|TIME] [--rescore] [--config FILE]
                                              re-score a range of the topic into the sinks (with
                                              the score ledger on: only runs it lacks, unless --rescore)
@@ -93,9 +97,22 @@ export async function main(argv: string[]): Promise<number> {
         const { values, positionals } = parseArgs({
           args: rest,
           allowPositionals: true,
-          options: { json: { type: 'boolean' } },
+          options: {
+            json: { type: 'boolean' },
+            profile: { type: 'string', multiple: true },
+            config: { type: 'string', short: 'c' },
+            suggest: { type: 'boolean' },
+          },
         })
         if (positionals.length === 0) throw new UsageError('inspect needs at least one OTLP file')
+        if (values.suggest || values.profile || values.config) {
+          const profiling = await import('./commands/inspect-profile.ts')
+          if (values.suggest) return await profiling.suggestFromFiles(positionals)
+          const profiles = values.profile
+            ? await profiling.loadProfileFiles(values.profile)
+            : (await configFor(values.config)).conventions
+          return await profiling.inspectWithProfiles(positionals, profiles)
+        }
         const { inspectFiles } = await import('./commands/inspect.ts')
         return await inspectFiles(positionals, { json: values.json ?? false })
       }

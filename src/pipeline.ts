@@ -27,6 +27,7 @@ import {
 import type { Sink } from './sink/index.ts'
 import { sinksFromConfig } from './sink/sinks-from-config.ts'
 import { isAgentRunSpan, isGenAiSpan } from './transform/index.ts'
+import { useProfiles } from './transform/profiles/index.ts'
 
 /** A running tracescore pipeline: Kafka source → transform → scoring → sinks. */
 export interface Pipeline {
@@ -76,6 +77,8 @@ type ScoredTrace = DeliverableScores & { ledger?: LedgerRecording }
 
 /** Builds the pipeline the configuration describes (`tracescore run`, or embedded in an app). */
 export function createPipeline(config: TracescoreConfig, deps: PipelineDeps = {}): Pipeline {
+  // Before any span is read: the profiles' match keys join the role keys the decoder reads at once.
+  useProfiles(config.conventions)
   const logger = deps.logger ?? createLogger(config.log.level)
   const metrics = deps.metrics ?? createMetrics()
   // One client per process: the consumers, the producer and the admin all come from it.

@@ -2,6 +2,7 @@ import type { TracescoreConfig } from '../config/index.ts'
 import { groupByTrace, scoreTrace } from '../score-trace.ts'
 import { judgeFromConfig } from '../scoring/judge-from-config.ts'
 import { createJsonlSink } from '../sink/index.ts'
+import { useProfiles } from '../transform/profiles/index.ts'
 import { DEFAULT_MAX_FILE_MIB, readOtlpFiles } from './otlp-files.ts'
 
 /** Options of `tracescore score`. */
@@ -20,6 +21,7 @@ export async function scoreFiles(
   config: TracescoreConfig,
   options: ScoreFilesOptions = {},
 ): Promise<number> {
+  useProfiles(config.conventions)
   const judge = judgeFromConfig(config)
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_MIB * 2 ** 20
   const { spans, failed } = await readOtlpFiles(files, maxBytes)

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { z } from 'zod'
 import { isPemText } from '../ingest/kafka-security.ts'
 import { CONVENTIONS, RUN_PARTS } from '../model/index.ts'
+import { profilesSchema } from '../transform/profiles/profile-schema.ts'
 import { spanCapFor } from './buffer-limits.ts'
 import { configDefaults as d } from './defaults.ts'
 import { httpUrlProblem } from './http-url.ts'
@@ -277,6 +278,11 @@ export const configSchema = z
       .object({ level: z.enum(['debug', 'info', 'warn', 'error']).default(d.log.level) })
       .strict()
       .prefault({}),
+    /**
+     * Producer profiles (`docs/producer-profiles.md`): how to read spans of producers no built-in
+     * reader knows, tried in order before the built-in readers.
+     */
+    conventions: profilesSchema.default([]),
   })
   .strict()
 

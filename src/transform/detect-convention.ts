@@ -10,7 +10,6 @@ import { genkitReader } from './conventions/genkit.ts'
 import { googleAdkReader } from './conventions/google-adk.ts'
 import { googleAdkOpenInferenceReader } from './conventions/google-adk-openinference.ts'
 import { langChainReader } from './conventions/langchain.ts'
-import { langChain4jReader } from './conventions/langchain4j.ts'
 import { llamaIndexReader } from './conventions/llama-index.ts'
 import { logfireReader } from './conventions/logfire.ts'
 import { mastraReader } from './conventions/mastra.ts'
@@ -18,9 +17,9 @@ import { openAiAgentsReader } from './conventions/openai-agents.ts'
 import { openInferenceReader } from './conventions/openinference.ts'
 import { openLlmetryLangChainReader } from './conventions/openllmetry-langchain.ts'
 import { smolagentsReader } from './conventions/smolagents.ts'
-import { springAiReader } from './conventions/spring-ai.ts'
 import { strandsReader } from './conventions/strands.ts'
 import { traceloopReader } from './conventions/traceloop.ts'
+import { langChain4jReader, springAiReader } from './profiles/builtin/index.ts'
 
 /**
  * Readers in the order they are tried: Mastra marks every span it exports, and also writes
@@ -124,7 +123,17 @@ export function withSpanCache<T>(spanCount: number, work: () => T): T {
   }
 }
 
+/** The reader of the configured producer profiles (`profiles/`) that owns a span, tried first. */
+let profileReaderFor: ((span: Span) => ConventionReader | undefined) | undefined
+
+/** Sets how producer profiles claim spans (`useProfiles`); undefined for no profiles. */
+export function setProfileReaders(find: ((span: Span) => ConventionReader | undefined) | undefined): void {
+  profileReaderFor = find
+}
+
 function findReader(span: Span): ConventionReader | undefined {
+  const own = profileReaderFor?.(span)
+  if (own) return own
   for (const reader of active) if (reader.matches(span)) return reader
   return undefined
 }

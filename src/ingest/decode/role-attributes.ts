@@ -38,16 +38,27 @@ export const ROLE_ATTRIBUTE_KEYS: readonly string[] = [
   'gen_ai.request.model',
 ]
 
-const ROLE_KEYS = new Set(ROLE_ATTRIBUTE_KEYS)
+const ROLE_KEYS = new Set<string>()
 const encoder = new TextEncoder()
 /** The UTF-8 bytes of the role keys, by their byte length. */
 const byLength: Uint8Array[][] = []
-for (const key of ROLE_ATTRIBUTE_KEYS) {
-  const bytes = encoder.encode(key)
-  const list = byLength[bytes.length] ?? []
-  list.push(bytes)
-  byLength[bytes.length] = list
+
+/**
+ * Adds keys to the role keys decoded at once: the attributes producer profiles match spans by
+ * (`src/transform/profiles/`), given at start-up before any span is read, so the role view of a
+ * span shows a profile what it matches on.
+ */
+export function addRoleAttributeKeys(keys: Iterable<string>): void {
+  for (const key of keys) {
+    if (ROLE_KEYS.has(key)) continue
+    ROLE_KEYS.add(key)
+    const bytes = encoder.encode(key)
+    const list = byLength[bytes.length] ?? []
+    list.push(bytes)
+    byLength[bytes.length] = list
+  }
 }
+addRoleAttributeKeys(ROLE_ATTRIBUTE_KEYS)
 
 /** Role values kept per key: a handful in practice (`chat`, `invoke_agent`, `LLM`, ...). */
 const MAX_SHARED_VALUES = 256

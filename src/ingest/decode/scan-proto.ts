@@ -256,15 +256,36 @@ function scanResourceSpans(r: ProtobufReader, end: number, out: ScannedSpans): v
   for (let g = firstGroup; g < out.resources.length; g++) out.resources[g] = resource
 }
 
+/**
+ * What the configured producer profiles (`src/transform/profiles/`) may own beyond role keys,
+ * whose spans are candidates too: every span of these scopes, spans whose name passes `name`, or
+ * every span. Set at start-up by `useProfiles`; undefined without profiles.
+ */
+export interface ProfileCandidacy {
+  scopes: ReadonlySet<string>
+  name?: (name: string) => boolean
+  every: boolean
+}
+
+let profileCandidacy: ProfileCandidacy | undefined
+
+/** Sets what producer profiles may own (see {@link ProfileCandidacy}). */
+export function setProfileCandidacy(candidacy: ProfileCandidacy | undefined): void {
+  profileCandidacy = candidacy
+}
+
 /** Scans a `ScopeSpans`; its scope (anywhere on the wire, repeats merged) is set once the message was passed. */
 function scanScopeSpans(r: ProtobufReader, end: number, out: ScannedSpans): void {
   const group = out.resources.length
   out.resources.push(NO_RESOURCE)
   out.scopes.push(NO_SCOPE)
+  const first = scratchCount
   out.scopes[group] = readScopeField(r, end, (tag) => {
     if (tag === SS_SPANS) scanSpan(r, r.lengthEnd(end), group)
     else r.skip(tag, end)
   })
+  if (profileCandidacy?.scopes.has(out.scopes[group]!.name))
+    for (let n = first; n < scratchCount; n++) scratchInfo[n * STRIDE + 2]! |= CANDIDATE
 }
 
 /** Adds a span to the scratch arrays; returns its index. */
@@ -325,7 +346,8 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
           const nameEnd = r.lengthEnd(end)
           aiName =
             startsWith(r.buf, r.pos, nameEnd, AI_NAME) || startsWith(r.buf, r.pos, nameEnd, LANGCHAIN4J_NAME)
-          r.skipString(nameEnd)
+          if (!aiName && profileCandidacy?.name) aiName = profileCandidacy.name(r.string(nameEnd))
+          else r.skipString(nameEnd)
           break
         }
         case SPAN_TRACE_STATE:
@@ -359,7 +381,7 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
   if (spanIdAt < 0) throw r.error('invalid_id', 'span without span_id', start)
-  let flags = (root ? ROOT : 0) | (candidate || aiName ? CANDIDATE : 0)
+  let flags = (root ? ROOT : 0) | (candidate || aiName || profileCandidacy?.every ? CANDIDATE : 0)
   if (rejected) flags |= REJECTED | (mayClaim(r.buf, start, end, claim) ? CLAIM : 0)
   addScanned(traceId, spanIdAt, start, end, flags, group)
 }

@@ -48,7 +48,7 @@ function callbackToolMessage(value: unknown): Record<string, unknown> | undefine
 }
 
 /** Indexed messages (`gen_ai.prompt.N.*`, `gen_ai.completion.N.*`) as OpenAI-shaped chat messages. */
-function indexedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
+export function indexedMessages(attributes: Attributes, prefix: string): ChatMessage[] | undefined {
   const groups = indexed(attributes, prefix)
   if (groups.size === 0) return undefined
   const raw = [...groups.values()].map((group) => {

@@ -1,0 +1,100 @@
+import type { Attributes, AttributeValue, Span } from '../../model/index.ts'
+import type { SpanMatcher } from './profile-schema.ts'
+import { compilePattern } from './safe-pattern.ts'
+
+/**
+ * A compiled span matcher, given what it reads of a span (read once by the caller for every
+ * profile it tries: a span's properties may be costly, the role view of the ingest path's spans).
+ */
+export type SpanTest = (name: string, scope: string | undefined, attributes: Attributes) => boolean
+
+/** Asks a matcher of one span. */
+export function testSpan(test: SpanTest, span: Span): boolean {
+  return test(span.name, span.scope?.name, span.attributes)
+}
+
+type Conditions = Exclude<SpanMatcher, { anyOf: unknown }>
+
+/**
+ * One branch of a matcher, in two halves: what it asks of the span's name and scope (the same for
+ * every span of that name and scope: `useProfiles` remembers it per pair) and of its attributes.
+ * Undefined halves ask nothing.
+ */
+export interface Branch {
+  byName?: (name: string, scope: string | undefined) => boolean
+  byAttributes?: (attributes: Attributes) => boolean
+}
+
+/** All of some attribute tests, as one (no array made per call: asked of every span). */
+function allOf(
+  tests: ((attributes: Attributes) => boolean)[],
+): ((attributes: Attributes) => boolean) | undefined {
+  if (tests.length <= 1) return tests[0]
+  return (attributes) => {
+    for (const test of tests) if (!test(attributes)) return false
+    return true
+  }
+}
+
+/** All of some name-and-scope tests, as one. */
+function allOfNamed(
+  tests: ((name: string, scope: string | undefined) => boolean)[],
+): ((name: string, scope: string | undefined) => boolean) | undefined {
+  if (tests.length <= 1) return tests[0]
+  return (name, scope) => {
+    for (const test of tests) if (!test(name, scope)) return false
+    return true
+  }
+}
+
+function compileBranch(conditions: Conditions): Branch {
+  const { scope, spanName, spanNamePattern, equals, exists } = conditions
+  const byName: ((name: string, scope: string | undefined) => boolean)[] = []
+  // Cheapest first: a span that fails a comparison never runs the pattern.
+  if (scope !== undefined) byName.push((_name, spanScope) => spanScope === scope)
+  if (spanName !== undefined) byName.push((name) => name === spanName)
+  if (spanNamePattern !== undefined) {
+    const test = compilePattern(spanNamePattern)
+    byName.push((name) => test(name))
+  }
+  const byAttributes: ((attributes: Attributes) => boolean)[] = []
+  for (const [key, expected] of Object.entries(equals ?? {}))
+    byAttributes.push((attributes) => sameValue(attributes[key], expected))
+  for (const key of exists ?? [])
+    byAttributes.push((attributes) => attributes[key] !== undefined && attributes[key] !== null)
+  const branch: Branch = {}
+  const nameTest = allOfNamed(byName)
+  const attributesTest = allOf(byAttributes)
+  if (nameTest) branch.byName = nameTest
+  if (attributesTest) branch.byAttributes = attributesTest
+  return branch
+}
+
+/** A matcher's branches (one without `anyOf`); patterns checked: throws on one that may backtrack. */
+export function compileBranches(matcher: SpanMatcher): Branch[] {
+  return ('anyOf' in matcher ? matcher.anyOf : [matcher]).map(compileBranch)
+}
+
+/** An attribute equals a profile's scalar: numbers and booleans also as their text. */
+function sameValue(value: AttributeValue | undefined, expected: string | number | boolean): boolean {
+  if (value === expected) return true
+  return typeof value === 'string' && typeof expected !== 'string' && value === String(expected)
+}
+
+/** Compiles a matcher (its patterns checked: throws on one that may backtrack). */
+export function compileMatcher(matcher: SpanMatcher): SpanTest {
+  const branches = compileBranches(matcher)
+  return (name, scope, attributes) => {
+    for (const { byName, byAttributes } of branches) {
+      if ((!byName || byName(name, scope)) && (!byAttributes || byAttributes(attributes))) return true
+    }
+    return false
+  }
+}
+
+/** The attribute keys a matcher reads: what the ingest path's role view must decode at once. */
+export function matcherKeys(matcher: SpanMatcher | undefined): string[] {
+  if (!matcher) return []
+  const all = 'anyOf' in matcher ? matcher.anyOf : [matcher]
+  return all.flatMap((conditions) => [...Object.keys(conditions.equals ?? {}), ...(conditions.exists ?? [])])
+}
