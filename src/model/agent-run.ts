@@ -57,6 +57,12 @@ export interface AgentRun {
    * `extractAgentRuns` (hand-made runs), which count as fully recorded.
    */
   recorded?: RecordedParts
+  /**
+   * Parts among the unrecorded ones (`recorded[part]` false) that the trace does hold, but only
+   * mixed with others in one text that cannot be split back (a prompt's messages flattened into
+   * one string): unusable, like a part not recorded, yet not absent. Absent when there are none.
+   */
+  inseparable?: RunPart[]
   /** What could not be rebuilt (content capture off, truncated JSON, missing parents...). */
   notes?: string[]
   /** True when the trace was finalized by age or by the buffer cap rather than by settling. */

@@ -33,7 +33,8 @@ export function createGapLog(logger: Logger): (scores: TraceScores, traceId: str
       )
     }
     for (const run of scores.runs) {
-      const parts = unrecordedParts(run)
+      // Parts held only flattened into one text are said so in the run's notes, not logged as absent.
+      const parts = unrecordedParts(run).filter((part) => !run.inseparable?.includes(part))
       if (parts.length === 0) continue
       once(`parts ${run.convention} ${parts.join(',')}`, () =>
         logger.warn(

@@ -333,6 +333,8 @@ function buildRun(
   ]
   if (requestContext) run.requestContext = requestContext
   run.recorded = notes.recorded()
+  const inseparable = notes.inseparable()
+  if (inseparable) run.inseparable = inseparable
   const list = notes.list()
   if (list.length > 0) run.notes = list
   return run

@@ -14,11 +14,36 @@ export class Notes {
     this.seen.add(note)
   }
 
-  /** Records that the trace did not record `part` of the run, with the note that says so. */
+  /** Parts a span holds only flattened into one text, with the note that says so (`flattened`). */
+  private flat: { parts: readonly RunPart[]; note: string } | undefined
+  /** The parts reported missing that are only flattened (`inseparable`). */
+  private mixed: RunPart[] | undefined
+
+  /**
+   * Records that the trace did not record `part` of the run, with the note that says so; a part
+   * `flattened` named is held by the trace all the same, and its note says where instead.
+   */
   missing(part: RunPart, note: string): void {
     this.absent ??= new Set()
     this.absent.add(part)
-    this.seen.add(note)
+    if (this.flat?.parts.includes(part)) {
+      this.seen.add(this.flat.note)
+      this.mixed ??= []
+      this.mixed.push(part)
+    } else this.seen.add(note)
+  }
+
+  /**
+   * Records that a span holds `parts` only mixed in one text that cannot be split back (a prompt's
+   * messages joined into one string): if those parts are then found missing, the run says this.
+   */
+  flattened(parts: readonly RunPart[], note: string): void {
+    this.flat ??= { parts, note }
+  }
+
+  /** The parts reported missing that the trace holds only flattened; undefined when none. */
+  inseparable(): RunPart[] | undefined {
+    return this.mixed
   }
 
   /** The notes recorded so far. */

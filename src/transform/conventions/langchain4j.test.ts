@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Span, SpanEvent } from '../../model/index.ts'
 import { detectConvention, extractAgentRuns, spanRole } from '../index.ts'
 import { outputSteps, toolInvocations } from '../testing/output-steps.ts'
-import { sid, span } from '../testing/span-builder.ts'
+import { span } from '../testing/span-builder.ts'
 import { toolError, toolResult } from '../testing/tool-invocations.ts'
 
 const scope = { name: 'io.quarkus.opentelemetry' }
@@ -59,14 +59,17 @@ describe('Quarkus LangChain4j (GenAI-style spans of its own)', () => {
     expect(run!.output[0]!.content.content).toBe('Done.')
   })
 
-  it('never splits the flattened gen_ai.prompt into messages: the prompt is left unrecorded', () => {
+  it('never splits the flattened gen_ai.prompt into messages: input and instructions are unusable, and said to be there', () => {
     const [run] = extractAgentRuns([service('s'), completion('m', 's', 1, 'Done.')])
     expect(run!.input.systemMessages).toEqual([])
     expect(run!.input.inputMessages).toEqual([])
     expect(run!.input.rememberedMessages).toEqual([])
+    expect(run!.recorded).toMatchObject({ input: false, system: false })
+    expect(run!.inseparable).toEqual(['input', 'system'])
     expect(run!.notes).toContain(
-      `prompt of span ${sid('m')} recorded only as flattened text (gen_ai.prompt), not read`,
+      'input messages and system instructions recorded only as flattened text (gen_ai.prompt), not read',
     )
+    expect(run!.notes).not.toContain('input messages not recorded (content capture off?)')
   })
 
   it('takes tool calls from the tool spans, the step texts from gen_ai.completion', () => {

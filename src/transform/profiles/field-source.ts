@@ -1,4 +1,4 @@
-import type { Attributes, AttributeValue, Span } from '../../model/index.ts'
+import type { Attributes, AttributeValue, RunPart, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
 import { flattenedDicts } from '../conventions/openinference.ts'
 import { indexedMessages } from '../conventions/traceloop.ts'
@@ -12,6 +12,25 @@ import type { FieldSource, Shape } from './profile-schema.ts'
 import { compileCapture } from './safe-pattern.ts'
 
 /** One place a field may live, compiled: where to look and how to parse what is there. */
+
+/** How a note names a part. */
+const PART_LABEL: Record<RunPart, string> = {
+  input: 'input messages',
+  system: 'system instructions',
+  finalText: 'final text',
+  toolArguments: 'tool arguments',
+  toolResults: 'tool results',
+}
+
+/** The parts of a run a message field holds (`notRead`: they are in the trace, not read). */
+const PARTS_OF_FIELD: Record<string, readonly RunPart[]> = {
+  prompt: ['input', 'system'],
+  input: ['input'],
+  instructions: ['system'],
+  answer: ['finalText'],
+  output: ['finalText'],
+}
+
 export interface CompiledSource {
   attribute: string
   path?: JsonPath
@@ -117,9 +136,12 @@ function messagesFrom(
   if (raw === undefined) return undefined
   const value = source.path ? raw : jsonOf(raw)
   if (source.notRead) {
-    notes.add(
-      `${field.slice(field.lastIndexOf('.') + 1)} of span ${span.spanId} recorded only as ${source.notRead} (${source.attribute}), not read`,
-    )
+    const name = field.slice(field.lastIndexOf('.') + 1)
+    const parts = PARTS_OF_FIELD[name]
+    const where = `recorded only as ${source.notRead} (${source.attribute}), not read`
+    // A part found missing later is held here all the same: the run says so, not "not recorded".
+    if (parts) notes.flattened(parts, `${parts.map((part) => PART_LABEL[part]).join(' and ')} ${where}`)
+    else notes.add(`${name} of span ${span.spanId} ${where}`)
     return undefined
   }
   let messages: ChatMessage[] | undefined
