@@ -99,6 +99,18 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     for (const message of perTrace.messages) out.push(message)
   }
 
+  /** Per partition, the offset last committed; again after each join. */
+  const lastCommits = new Map<number, string>()
+  const commitAgain = () => {
+    const offsets = [...lastCommits].map(([partition, offset]) => ({ topic: sourceTopic, partition, offset }))
+    if (offsets.length === 0 || stopping.signal.aborted) return
+    consumer
+      .commit(offsets)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'repartition commit after the join failed; the next one covers it'),
+      )
+  }
+
   const handlers: ConsumerHandlers = {
     async onBatch(batch) {
       const last = batch.records[batch.records.length - 1]
@@ -119,13 +131,22 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
       // records are split again after a restart, and the assembler drops the duplicate spans).
       const next = String(BigInt(last.offset) + 1n)
       await consumer.commit([{ topic: sourceTopic, partition: batch.partition, offset: next }]).then(
-        () => counters.commits++,
+        () => {
+          counters.commits++
+          lastCommits.set(batch.partition, next)
+        },
         (error: unknown) => logger.warn({ err: error }, 'repartition commit failed; the next one covers it'),
       )
       return last.offset
     },
     onAssigned(partitions) {
       logger.info({ topic: sourceTopic, partitions }, 'repartitioner joined its consumer group')
+      for (const partition of [...lastCommits.keys()])
+        if (!partitions.includes(partition)) lastCommits.delete(partition)
+      // Committed again (see OffsetTracker.commitAgain): kafkajs may have answered the last commit
+      // without making it while it restarted towards this join. After the join's own microtasks,
+      // when its consumer runs again (a commit before that is answered the same way).
+      setTimeout(commitAgain, 0).unref()
     },
     onCrash(error, recovering) {
       if (recovering) return
