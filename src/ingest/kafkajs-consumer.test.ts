@@ -77,6 +77,17 @@ const consumerOver = (kafka: unknown) =>
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve))
 
+/** A consumer over a stand-in, started and joined. */
+async function joinedConsumer() {
+  const fake = standIn()
+  const consumer = consumerOver(fake.kafka)
+  const started = consumer.start('raw', handlers)
+  await settle()
+  fake.joined()
+  await started
+  return { fake, consumer }
+}
+
 describe('stopping a kafkajs consumer', () => {
   it('waits for the group join under way to end, then disconnects', async () => {
     const fake = standIn()
@@ -93,12 +104,7 @@ describe('stopping a kafkajs consumer', () => {
   })
 
   it("waits for a kafkajs restart's join too, and refuses later restarts", async () => {
-    const fake = standIn()
-    const consumer = consumerOver(fake.kafka)
-    const started = consumer.start('raw', handlers)
-    await settle()
-    fake.joined()
-    await started
+    const { fake, consumer } = await joinedConsumer()
     const { restartOnFailure, retries } = fake.config().retry as {
       restartOnFailure: (error: Error) => Promise<boolean>
       retries: number
@@ -118,12 +124,7 @@ describe('stopping a kafkajs consumer', () => {
   })
 
   it('disconnects at once when no join is under way', async () => {
-    const fake = standIn()
-    const consumer = consumerOver(fake.kafka)
-    const started = consumer.start('raw', handlers)
-    await settle()
-    fake.joined()
-    await started
+    const { fake, consumer } = await joinedConsumer()
     await consumer.stop()
     expect(fake.log).toEqual([EVENTS.CONNECT, EVENTS.GROUP_JOIN, 'disconnect'])
   })
