@@ -8,7 +8,7 @@
  * broker was up), both raw topics end fully committed, log records still join their runs, and
  * the process exits 0 by itself on SIGTERM (it did not, in 2 of 4 runs, before kafkajs consumers
  * caught mid-join after the outage were made to stop for good: src/ingest/kafkajs-consumer.ts).
- * The repartitioned topic's group also stayed behind for good (5 of 5 runs under load) before
+ * The repartitioned topic's group also stayed behind for good (5 of 6 runs under load) before
  * offsets were committed again after each join (kafkajs answers a commit made while it restarts
  * without making it: OffsetTracker.commitAgain); a failure there prints the offsets and metrics.
  */
