@@ -99,17 +99,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     for (const message of perTrace.messages) out.push(message)
   }
 
-  /** Per partition, the offset last committed; again after each join. */
-  const lastCommits = new Map<number, string>()
-  const commitAgain = () => {
-    const offsets = [...lastCommits].map(([partition, offset]) => ({ topic: sourceTopic, partition, offset }))
-    if (offsets.length === 0 || stopping.signal.aborted) return
-    consumer
-      .commit(offsets)
-      .catch((error: unknown) =>
-        logger.warn({ err: error }, 'repartition commit after the join failed; the next one covers it'),
-      )
-  }
+  const lastCommits = lastCommitsOf(consumer, sourceTopic, logger, stopping.signal)
 
   const handlers: ConsumerHandlers = {
     async onBatch(batch) {
@@ -141,12 +131,7 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     },
     onAssigned(partitions) {
       logger.info({ topic: sourceTopic, partitions }, 'repartitioner joined its consumer group')
-      for (const partition of [...lastCommits.keys()])
-        if (!partitions.includes(partition)) lastCommits.delete(partition)
-      // Committed again (see OffsetTracker.commitAgain): kafkajs may have answered the last commit
-      // without making it while it restarted towards this join. After the join's own microtasks,
-      // when its consumer runs again (a commit before that is answered the same way).
-      setTimeout(commitAgain, 0).unref()
+      lastCommits.joined(partitions)
     },
     onCrash(error, recovering) {
       if (recovering) return
@@ -165,5 +150,32 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
       await consumer.stop()
     },
     stats: () => ({ ...counters, deadLetters: deadLetters.count() }),
+  }
+}
+
+/**
+ * The offset last committed per partition, committed again after each join (see
+ * `OffsetTracker.commitAgain`): kafkajs may have answered the last commit without making it while
+ * it restarted towards this join.
+ */
+function lastCommitsOf(consumer: ConsumerPort, topic: string, logger: Logger, stopped: AbortSignal) {
+  const last = new Map<number, string>()
+  const commitAgain = () => {
+    const offsets = [...last].map(([partition, offset]) => ({ topic, partition, offset }))
+    if (offsets.length === 0 || stopped.aborted) return
+    consumer
+      .commit(offsets)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'repartition commit after the join failed; the next one covers it'),
+      )
+  }
+  return {
+    set: (partition: number, offset: string) => last.set(partition, offset),
+    joined(partitions: readonly number[]) {
+      for (const partition of [...last.keys()]) if (!partitions.includes(partition)) last.delete(partition)
+      // After the join's own microtasks, when its consumer runs again (a commit before that is
+      // answered the same way).
+      setTimeout(commitAgain, 0).unref()
+    },
   }
 }
