@@ -15,7 +15,7 @@ const FATAL_STOP_TIMEOUT_MS = 30_000
  */
 export async function runService(
   config: TracescoreConfig,
-  deps: { pipeline?: Pipeline; exitSoon?: (code: number) => void } = {},
+  deps: { pipeline?: Pipeline; exitSoon?: (code: number, ms?: number, onLate?: () => void) => void } = {},
 ): Promise<number> {
   const logger = createLogger(config.log.level)
   const pipeline = deps.pipeline ?? createPipeline(config, { logger })
@@ -65,8 +65,20 @@ export async function runService(
   }
   await pipeline.stop()
   await ops.close()
+  // Drained and committed: nothing a client left open (a Kafka consumer that would not stop) may
+  // keep the stopped service alive. Said out loud, as it is a bug to find (never seen since the
+  // kafkajs stop fix in kafkajs-consumer.ts).
+  ;(deps.exitSoon ?? exitSoon)(0, STOPPED_EXIT_MS, () =>
+    logger.warn({ afterMs: STOPPED_EXIT_MS }, LATE_EXIT_MESSAGE),
+  )
   return 0
 }
+
+/** How long a stopped service may stay alive before it exits anyway. */
+const STOPPED_EXIT_MS = 10_000
+
+/** Logged when a handle kept the stopped service alive (fault tests look for it). */
+export const LATE_EXIT_MESSAGE = 'tracescore stopped, but something kept the process alive; exiting'
 
 /** Resolves when `promise` settles or after `ms`. */
 async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -111,7 +111,8 @@ export function createKafkaIngest<R>(options: KafkaIngestOptions<R>): KafkaInges
       await source.start()
     },
     async stop() {
-      for (const stage of stages) await stage.stop()
+      // Side by side: each may wait for a group join under way to end (kafkajs-consumer.ts).
+      await Promise.all(stages.map((stage) => stage.stop()))
       await source.stop({ commit: range === undefined })
     },
   }

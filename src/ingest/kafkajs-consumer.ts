@@ -1,4 +1,11 @@
-import type { Consumer, ConsumerConfig, EachBatchPayload, Kafka } from 'kafkajs'
+import type {
+  Consumer,
+  ConsumerConfig,
+  ConsumerRunConfig,
+  ConsumerSubscribeTopics,
+  EachBatchPayload,
+  Kafka,
+} from 'kafkajs'
 import { configDefaults } from '../config/defaults.ts'
 import type { Logger } from '../ops/logger.ts'
 import type { RetryPolicy } from '../sink/retry-policy.ts'
@@ -40,7 +47,7 @@ class ConsumerStalledError extends Error {
  * The consumer port over one kafkajs consumer (manual commits, batches resolved only as far as
  * they were consumed). It reports kafkajs's `CRASH` events (`restart: false` means dead), declares
  * a consumer dead that stopped fetching, and pauses again after kafkajs restarted its consumer
- * group internally (a restart forgets pauses).
+ * group internally (a restart forgets pauses). `stop` ends it for good: see {@link stopGuard}.
  */
 export function createKafkajsConsumer(options: KafkajsConsumerOptions): ConsumerPort {
   prepareKafkajs() // the client may be the caller's own, not from createKafkaClient
@@ -51,6 +58,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
   let dead = false
   let watchdog: StallWatchdog | undefined
   const control = fetchControl(options.logger, now)
+  const guard = stopGuard(options.logger)
 
   const quietly = (what: string, action: () => void) => deferIfRestarting(options.logger, what, action)
 
@@ -81,7 +89,9 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       const through = control.fetchStarted(event.payload.nodeId)
       if (through !== undefined) handlers.onReadThrough?.(through)
     })
+    c.on(c.events.CONNECT, () => guard.connected())
     c.on(c.events.GROUP_JOIN, (event) => {
+      guard.joinEnded()
       watchdog?.touch()
       control.rejoined()
       handlers.onAssigned(event.payload.memberAssignment[topic] ?? [])
@@ -91,6 +101,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       handlers.onRebalancing?.()
     })
     c.on(c.events.CRASH, (event) => {
+      guard.joinEnded()
       const { error, restart } = event.payload
       if (restart) handlers.onCrash(error, true)
       else declareDead(handlers, error)
@@ -101,7 +112,7 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
     reportsReadThrough: true,
     async start(name, handlers) {
       topic = name
-      const c = options.kafka.consumer(config)
+      const c = options.kafka.consumer(guard.consumerConfig(config))
       consumer = c
       control.attach(c, topic)
       watchdog = createStallWatchdog({
@@ -114,10 +125,9 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
           ),
       })
       listen(c, handlers)
-      await c.connect()
-      await c.subscribe({ topics: [topic], fromBeginning: options.fromBeginning })
-      await c.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: eachBatch(handlers) })
-      watchdog.start()
+      const run = { autoCommit: false, eachBatchAutoResolve: false, eachBatch: eachBatch(handlers) }
+      if (await connectAndRun(c, guard, { topics: [topic], fromBeginning: options.fromBeginning }, run))
+        watchdog.start()
     },
     commit: (offsets) =>
       consumer === undefined
@@ -132,7 +142,100 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
     async stop() {
       dead = true
       watchdog?.stop()
+      await guard.stop()
       await consumer?.disconnect()
+    },
+  }
+}
+
+/**
+ * Connects, subscribes and runs a kafkajs consumer; false when `stop` came meanwhile (it is then
+ * disconnected, or stopped by `stop` once its join ended). `run` resolves once the first join
+ * ended, joined or crashed.
+ */
+async function connectAndRun(
+  c: Consumer,
+  guard: StopGuard,
+  subscription: ConsumerSubscribeTopics,
+  run: ConsumerRunConfig,
+): Promise<boolean> {
+  await c.connect()
+  if (guard.stopping()) return disconnected(c)
+  await c.subscribe(subscription)
+  if (guard.stopping()) return disconnected(c)
+  guard.running()
+  await c.run(run)
+  guard.joinEnded()
+  return !guard.stopping()
+}
+
+async function disconnected(c: Consumer): Promise<false> {
+  await c.disconnect()
+  return false
+}
+
+type StopGuard = ReturnType<typeof stopGuard>
+
+/** How long `stop` waits for a group join under way to end before it disconnects all the same. */
+const JOIN_END_WAIT_MS = 25_000
+
+/**
+ * What makes `stop` final on a kafkajs 2.2.4 consumer. Two of its paths outlive `disconnect`:
+ * - a crash that kafkajs restarts: its restart timer is armed after `disconnect` may already
+ *   have cleared it, and the new start reconnects; so once stopping, `retry.restartOnFailure`
+ *   answers no;
+ * - a stop during a group join (the first, or a restart's: after a broker restart the
+ *   coordinator loads for seconds): the runner is not "running" yet, so its stop returns at once
+ *   and is then forgotten; the join goes on over connections it reopens and ends either with a
+ *   consumer fetching for good that nothing can reach, or in a crash that kafkajs restarts. So
+ *   `stop` first waits for the join under way to end (a `GROUP_JOIN` or a `CRASH` event), then
+ *   disconnects.
+ * Either way the process never exited after SIGTERM (test/fault/broker-restart-logs.test.ts).
+ */
+function stopGuard(logger: Logger) {
+  let stopping = false
+  let started = false
+  let join: { ended: Promise<void>; end: () => void } | undefined
+  return {
+    /** The kafkajs settings, with restarts refused once stopping. */
+    consumerConfig(config: ConsumerConfig): ConsumerConfig {
+      const own = config.retry?.restartOnFailure
+      const restartOnFailure = async (error: Error) => !stopping && (own ? await own(error) : true)
+      // kafkajs's own default for a consumer without retry settings is `{ retries: 5 }`.
+      return { ...config, retry: { ...(config.retry ?? { retries: 5 }), restartOnFailure } }
+    },
+    stopping: () => stopping,
+    /** `run` is called next: a join begins. */
+    running() {
+      started = true
+      this.connected()
+    },
+    /** A `CONNECT` event: after `run`, a (re)start's join begins. */
+    connected() {
+      if (!started || join !== undefined) return
+      let end = () => {}
+      const ended = new Promise<void>((resolve) => (end = resolve))
+      join = { ended, end }
+    },
+    joinEnded() {
+      join?.end()
+      join = undefined
+    },
+    /** Refuses restarts from now on and waits (bounded) for a join under way to end. */
+    async stop(): Promise<void> {
+      stopping = true
+      if (join === undefined) return
+      let timer: NodeJS.Timeout | undefined
+      const waited = await Promise.race([
+        join.ended.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), JOIN_END_WAIT_MS))),
+      ])
+      clearTimeout(timer)
+      if (!waited)
+        logger.warn(
+          { waitedMs: JOIN_END_WAIT_MS },
+          'the Kafka consumer was still joining its group; stopping it anyway',
+        )
     },
   }
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentRun, LogRecord } from '../model/index.ts'
 import { extractAgentRuns, isAgentRunSpan } from '../transform/index.ts'
 import { logRecordBatch } from './log-batch.ts'
+import { attachLogRecords } from './log-record-events.ts'
 import {
   contentlessSpans,
   contentOf,
@@ -40,14 +41,51 @@ describe('log-based GenAI events as content', () => {
     expect(run.recorded).toMatchObject({ system: false, input: false, finalText: false })
   })
 
-  for (const [form, logs] of [
-    ['gen_ai.client.inference.operation.details', detailsEvents(TRACE)],
-    ['per-message events (gen_ai.user.message, gen_ai.choice, ...)', perMessageEvents(TRACE)],
+  for (const [form, logs, sourceNotes] of [
+    ['gen_ai.client.inference.operation.details', detailsEvents(TRACE), DETAILS_NOTES],
+    [
+      'per-message events (gen_ai.user.message, gen_ai.choice, ...)',
+      perMessageEvents(TRACE),
+      PER_MESSAGE_NOTES,
+    ],
   ] as const) {
     it(`reads the system prompt, the history and the answer from ${form}`, () => {
       const run = runOf([...logs])
       expect(contentOf(run)).toEqual(LOG_CONTENT_TRUTH)
       expect(run.recorded).toMatchObject({ system: true, input: true, finalText: true })
     })
+
+    it(`says in the run notes that the content came from log records (${form})`, () => {
+      expect(logNotes(runOf([...logs]))).toEqual(sourceNotes)
+    })
+
+    it(`says nothing of log records when the same events are span events (${form})`, () => {
+      // The same events recorded on the span itself (the older way): same content, no such note.
+      const spans = attachLogRecords(contentlessSpans(TRACE), [...logs]).spans.map((span) => ({
+        ...span,
+        events: span.events.map(({ fromLog: _, ...event }) => event),
+      }))
+      const [run] = extractAgentRuns(spans)
+      expect(contentOf(run!)).toEqual(LOG_CONTENT_TRUTH)
+      expect(logNotes(run!)).toEqual([])
+    })
   }
+
+  it('says nothing of log records when none came', () => {
+    expect(logNotes(runOf([]))).toEqual([])
+  })
 })
+
+/** The notes that say which content came from log records. */
+const logNotes = (run: AgentRun) => (run.notes ?? []).filter((note) => note.includes('log records')).sort()
+
+const DETAILS_NOTES = [
+  'input messages read from log records (gen_ai.client.inference.operation.details events)',
+  'output messages read from log records (gen_ai.client.inference.operation.details events)',
+  'system instructions read from log records (gen_ai.client.inference.operation.details events)',
+]
+
+const PER_MESSAGE_NOTES = [
+  'input messages read from log records (gen_ai.*.message events)',
+  'output messages read from log records (gen_ai.choice events)',
+]

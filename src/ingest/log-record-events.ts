@@ -11,7 +11,8 @@ export const LOG_BODY_KEY = 'body'
 
 /**
  * The span event a log record becomes: named by the record's event name, at its time (its
- * observed time when it has none), with its attributes plus its body under {@link LOG_BODY_KEY}.
+ * observed time when it has none), with its attributes plus its body under {@link LOG_BODY_KEY},
+ * marked `fromLog`.
  */
 export function logRecordEvent(record: LogRecord): SpanEvent {
   let attributes: Attributes = record.attributes
@@ -20,7 +21,7 @@ export function logRecordEvent(record: LogRecord): SpanEvent {
     attributes[LOG_BODY_KEY] = record.body
   }
   const time = record.timeUnixNano !== '0' ? record.timeUnixNano : record.observedTimeUnixNano
-  return { name: record.eventName, timeUnixNano: time, attributes }
+  return { name: record.eventName, timeUnixNano: time, attributes, fromLog: true }
 }
 
 /**

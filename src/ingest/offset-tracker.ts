@@ -123,6 +123,17 @@ export class OffsetTracker {
     }
   }
 
+  /**
+   * Offers every partition's offset again at the next `committable`, even if it was committed: a
+   * commit kafkajs 2.2.4 answered while its consumer was restarting was never sent (its runner
+   * returns from `commitOffsets` without committing when it is not running, also when a commit
+   * failed as it stopped), and without this a partition whose last records were read before such a
+   * commit would never be committed further. Called after each group join.
+   */
+  commitAgain(): void {
+    for (const state of this.partitions.values()) state.committed = -1
+  }
+
   /** Forgets a partition (revoked by a rebalance): its outstanding refs become stale. */
   revoke(topic: string, partition: number): void {
     this.partitions.delete(key(topic, partition))

@@ -28,7 +28,8 @@ export interface AssignmentContext {
  * traces waiting for scoring go (and are forgotten as released, so they are scored should the
  * partition come back), and traces being scored deliver nothing (the new owner scores them: two
  * owners delivering could deliver two different judge answers for one run); a delivery attempt
- * already under way finishes. Ends the delivery hold of the rebalance. Returns the partitions revoked.
+ * already under way finishes. The kept partitions' offsets are committed again. Ends the delivery
+ * hold of the rebalance. Returns the partitions revoked.
  */
 export function applyAssignment(partitions: readonly number[], ctx: AssignmentContext): number[] {
   const { topic, consumer, tracker } = ctx
@@ -42,6 +43,9 @@ export function applyAssignment(partitions: readonly number[], ctx: AssignmentCo
       lost.add(partition)
     }
   }
+  // The kept partitions' offsets are committed again: one kafkajs answered during the restart
+  // that led to this join may not have been made (OffsetTracker.commitAgain).
+  tracker.commitAgain()
   for (const partition of partitions) {
     const start = ctx.startOffsets.get(partition)
     if (start !== undefined && tracker.readPosition(topic, partition) === undefined)

@@ -446,6 +446,23 @@ describe('span source on the in-memory consumer port', () => {
     expectScoredOnceAndDelivered(h)
   })
 
+  it('commits again after a rejoin what kafkajs answered but never committed while restarting', async () => {
+    const h = harness({})
+    // Every commit until the rejoin is answered but not made (kafkajs's runner not running).
+    h.topic.dropCommits(Number.MAX_SAFE_INTEGER)
+    await h.source.start()
+    await waitFor(
+      'everything delivered',
+      () => h.source.stats().commits > 0 && h.delivered.size === runs(h).length,
+    )
+    await waitFor('a commit after the last delivery', () => h.source.stats().commits > 1)
+    expect(h.topic.committed(0)).toBe(-1)
+    h.topic.dropCommits(0)
+    h.consumers[0]!.assign([0, 1]) // kafkajs restarted and joined again: same partitions
+    await untilCommittedToEnd(h)
+    expectScoredOnceAndDelivered(h)
+  })
+
   it('pauses reading while deliveries are stuck and resumes when they move', async () => {
     const down = gate()
     // 300 runs take many fetch rounds to read, each after a timer turn: the 5 ms tick pauses first.

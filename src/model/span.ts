@@ -36,6 +36,11 @@ export interface SpanEvent {
   /** Decimal string of nanoseconds since the epoch (int64 kept exact). */
   timeUnixNano: string
   attributes: Attributes
+  /**
+   * Made from a log record correlated with the span (a log-based event, read from the logs topic),
+   * not recorded on the span: the run notes then say which content came from log records.
+   */
+  fromLog?: true
 }
 
 export interface SpanLink {

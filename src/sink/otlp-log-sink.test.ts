@@ -90,6 +90,18 @@ describe('createOtlpLogSink', () => {
     expect(logs.stats()).toMatchObject({ delivered: 0, failed: 1, skipped: 2 })
   })
 
+  it('says so once when deliveries in flight together all learn that the backend takes no logs (405, Phoenix)', async () => {
+    const told: number[] = []
+    const logs = sink({ onNoLogs: (status) => told.push(status) })
+    server.failNext(3, 405)
+    await Promise.all([1, 2, 3].map(() => logs.deliver([scoreRecordFixture()])))
+    await logs.deliver([scoreRecordFixture()])
+    await logs.close()
+    expect(told).toEqual([405])
+    expect(server.requests).toHaveLength(3)
+    expect(logs.stats()).toMatchObject({ delivered: 0, failed: 3, skipped: 1 })
+  })
+
   it('derives the logs endpoint from the traces endpoint, or takes logsEndpoint', async () => {
     expect(logsEndpointOf('http://collector:4318/v1/traces')).toBe('http://collector:4318/v1/logs')
     const logs = sink({ logsEndpoint: `${server.baseUrl}/custom/logs` })

@@ -71,8 +71,9 @@ export function createOtlpLogSink(config: OtlpLogSinkConfig = {}): CountingSink 
           // Counted failed by the delivery; acknowledged, as no retry can ever deliver it.
           const status = ((error as Error).cause as { code?: unknown } | undefined)?.code
           if (typeof status !== 'number' || !NO_LOGS_STATUS.has(status)) throw error
+          // Deliveries in flight together all learn it: told once.
+          if (!off) config.onNoLogs?.(status)
           off = true
-          config.onNoLogs?.(status)
         }
       }
     },

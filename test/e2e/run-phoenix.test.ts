@@ -5,12 +5,13 @@ import { loadTrafficSamples, withFreshIds } from '../../src/demo/traffic.ts'
 import { decodeOtlpTraces } from '../../src/ingest/decode/index.ts'
 import { extractAgentRuns } from '../../src/transform/index.ts'
 import { repoRoot, spawnTracescore, writeTempFile } from '../helpers/cli.ts'
-import { createTopic, produce, testKafka, uniqueName } from '../helpers/kafka.ts'
+import { createTopic, produce, testKafka, uniqueName, untilFullyCommitted } from '../helpers/kafka.ts'
 import { getSpanAnnotations, phoenixUrl, waitForSpans } from '../helpers/phoenix.ts'
 
 // `tracescore run` as a user runs it, between a real Kafka broker and a real Phoenix server:
 // the agent traces (recorded from real instrumentation, fresh trace ids) go to Kafka and to
-// Phoenix; tracescore's score spans must land in Phoenix in the same traces, under the agent spans.
+// Phoenix; tracescore's score spans must land in Phoenix in the same traces, under the agent spans,
+// and the evaluation log records (on by default) must give up on Phoenix, which takes no logs.
 describe('tracescore run → Phoenix', () => {
   const topic = uniqueName('e2e_run')
   const samples = loadTrafficSamples(`${repoRoot}test/fixtures/data`).filter((s) =>
@@ -99,10 +100,20 @@ export default defineConfig({
           'helpfulness:LLM:helpfulness',
         ])
       }
+      // Phoenix takes no OTLP logs (POST /v1/logs answers 405): the evaluation log records, on by
+      // default, must neither be retried forever nor hold the offsets of the runs they belong to.
+      await untilFullyCommitted(testKafka(), topic, topic, 'every offset committed')
     } finally {
       code = await service.stop()
     }
     expect(code).toBe(0)
     expect(service.stderr()).not.toMatch(/"level":50/)
+    // One clear warning, then the logs exporter is off for this backend (no warning per score).
+    const noLogs = service
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('the OTLP backend takes no logs'))
+    expect(noLogs).toHaveLength(1)
+    expect(JSON.parse(noLogs[0]!)).toMatchObject({ level: 40, status: 405 })
   })
 })

@@ -99,6 +99,8 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
     for (const message of perTrace.messages) out.push(message)
   }
 
+  const lastCommits = lastCommitsOf(consumer, sourceTopic, logger, stopping.signal)
+
   const handlers: ConsumerHandlers = {
     async onBatch(batch) {
       const last = batch.records[batch.records.length - 1]
@@ -119,13 +121,17 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
       // records are split again after a restart, and the assembler drops the duplicate spans).
       const next = String(BigInt(last.offset) + 1n)
       await consumer.commit([{ topic: sourceTopic, partition: batch.partition, offset: next }]).then(
-        () => counters.commits++,
+        () => {
+          counters.commits++
+          lastCommits.set(batch.partition, next)
+        },
         (error: unknown) => logger.warn({ err: error }, 'repartition commit failed; the next one covers it'),
       )
       return last.offset
     },
     onAssigned(partitions) {
       logger.info({ topic: sourceTopic, partitions }, 'repartitioner joined its consumer group')
+      lastCommits.joined(partitions)
     },
     onCrash(error, recovering) {
       if (recovering) return
@@ -144,5 +150,32 @@ export function createTraceRepartitioner(options: TraceRepartitionerOptions): Tr
       await consumer.stop()
     },
     stats: () => ({ ...counters, deadLetters: deadLetters.count() }),
+  }
+}
+
+/**
+ * The offset last committed per partition, committed again after each join (see
+ * `OffsetTracker.commitAgain`): kafkajs may have answered the last commit without making it while
+ * it restarted towards this join.
+ */
+function lastCommitsOf(consumer: ConsumerPort, topic: string, logger: Logger, stopped: AbortSignal) {
+  const last = new Map<number, string>()
+  const commitAgain = () => {
+    const offsets = [...last].map(([partition, offset]) => ({ topic, partition, offset }))
+    if (offsets.length === 0 || stopped.aborted) return
+    consumer
+      .commit(offsets)
+      .catch((error: unknown) =>
+        logger.warn({ err: error }, 'repartition commit after the join failed; the next one covers it'),
+      )
+  }
+  return {
+    set: (partition: number, offset: string) => last.set(partition, offset),
+    joined(partitions: readonly number[]) {
+      for (const partition of [...last.keys()]) if (!partitions.includes(partition)) last.delete(partition)
+      // After the join's own microtasks, when its consumer runs again (a commit before that is
+      // answered the same way).
+      setTimeout(commitAgain, 0).unref()
+    },
   }
 }

@@ -48,6 +48,11 @@ export interface MemoryTopic {
   failCommits(n: number, error?: Error): void
   /** The next `n` commits never settle (a broker that never answers). */
   hangCommits(n: number): void
+  /**
+   * The next `n` commits resolve but are not made: kafkajs 2.2.4 answers a commit so while its
+   * consumer restarts (after a broker restart, for one).
+   */
+  dropCommits(n: number): void
 }
 
 /** Options of a memory consumer. */
@@ -70,6 +75,7 @@ export function createMemoryTopic(name: string, partitions = 1): MemoryTopic {
   let failing = 0
   let failError = new Error('commit failed')
   let hanging = 0
+  let dropping = 0
   const topic: MemoryTopic = {
     name,
     partitions,
@@ -95,6 +101,10 @@ export function createMemoryTopic(name: string, partitions = 1): MemoryTopic {
           failing--
           return Promise.reject(failError)
         }
+        if (dropping > 0) {
+          dropping--
+          return Promise.resolve()
+        }
         for (const o of offsets) committed.set(o.partition, Number(o.offset))
         return Promise.resolve()
       }),
@@ -104,6 +114,9 @@ export function createMemoryTopic(name: string, partitions = 1): MemoryTopic {
     },
     hangCommits(n) {
       hanging = n
+    },
+    dropCommits(n) {
+      dropping = n
     },
   }
   return topic

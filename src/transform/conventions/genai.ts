@@ -112,11 +112,30 @@ const DETAILS_EVENT = 'gen_ai.client.inference.operation.details'
 function readContent(span: Span, key: string, notes: Notes): unknown[] | undefined {
   if (hasAttribute(span.attributes, key)) return [readJson(span.attributes, key, notes, span.spanId)]
   const values: unknown[] = []
+  let fromLog = false
   for (const event of span.events) {
     if (event.name !== DETAILS_EVENT || !hasAttribute(event.attributes, key)) continue
     values.push(readJson(event.attributes, key, notes, span.spanId))
+    fromLog ||= event.fromLog === true
   }
+  if (fromLog) noteFromLogs(notes, CONTENT_PARTS[key] ?? key, DETAILS_EVENT)
   return values.length > 0 ? values : undefined
+}
+
+/** What the run notes call the part a content key holds. */
+const CONTENT_PARTS: Record<string, string> = {
+  'gen_ai.system_instructions': 'system instructions',
+  'gen_ai.input.messages': 'input messages',
+  'gen_ai.output.messages': 'output messages',
+}
+
+/**
+ * Says in the run's notes that a part was read from log-based events (log records on the logs
+ * topic, joined to their span) rather than from the span's attributes or span events. One note per
+ * part and event form, however many spans: the notes say where content came from, not each call.
+ */
+function noteFromLogs(notes: Notes, part: string, events: string): void {
+  notes.add(`${part} read from log records (${events} events)`)
 }
 
 /** The messages of a content key; a note when it is there but unreadable. */
@@ -142,7 +161,10 @@ function readInput(span: Span, notes: Notes): ChatMessage[] | undefined {
   const messages = readMessages(span, 'gen_ai.input.messages', notes)
   if (messages) return messages
   const fromEvents = span.events.flatMap((event) => messageFromEvent(event) ?? [])
-  return fromEvents.length > 0 ? fromEvents : undefined
+  if (fromEvents.length === 0) return undefined
+  if (span.events.some((event) => event.fromLog && MESSAGE_EVENTS.has(event.name)))
+    noteFromLogs(notes, 'input messages', 'gen_ai.*.message')
+  return fromEvents
 }
 
 function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
@@ -150,7 +172,9 @@ function readOutput(span: Span, notes: Notes): ChatMessage[] | undefined {
   if (messages) return messages
   const choices = span.events.filter((event) => event.name === 'gen_ai.choice')
   const fromChoices = choices.flatMap((event) => choiceMessage(event) ?? [])
-  return fromChoices.length > 0 ? fromChoices : undefined
+  if (fromChoices.length === 0) return undefined
+  if (choices.some((event) => event.fromLog)) noteFromLogs(notes, 'output messages', 'gen_ai.choice')
+  return fromChoices
 }
 
 /** A message from a `gen_ai.{system,user,assistant,tool}.message` event (its body flattened into attributes). */
