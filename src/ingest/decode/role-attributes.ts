@@ -89,3 +89,36 @@ export function isRoleKeyAt(buf: Uint8Array, start: number, end: number): boolea
   }
   return false
 }
+
+/**
+ * The quoted keys one of which a message list or a provider's request/response body holds: what
+ * the generic reader's `mayHoldMessages` (`transform/conventions/generic.ts`) looks for in a
+ * string attribute that opens with `{` or `[` before it parses it as a model call's prompt or
+ * answer. A span with such a value may be a model call of no known vocabulary, so its trace may
+ * hold a run; keep this list a superset of the one there.
+ */
+export const MESSAGE_MARKERS: readonly string[] = ['"role"', '"contents"', '"choices"', '"candidates"']
+
+const markerBytes = MESSAGE_MARKERS.map((marker) => Buffer.from(marker, 'latin1'))
+/**
+ * The generic reader reads values of 10 to 4,000,000 UTF-16 units; their UTF-8 bytes are at least
+ * as many, at most 3 per unit.
+ */
+const MIN_MESSAGE_BYTES = 10
+const MAX_MESSAGE_BYTES = 3 * 4_000_000
+
+/**
+ * Whether the UTF-8 string in `buf[start..end)` may hold messages: it opens with `{` or `[` and
+ * holds one of {@link MESSAGE_MARKERS}. True for every string the generic reader's
+ * `mayHoldMessages` accepts (the markers are ASCII, whose bytes stand for themselves in UTF-8);
+ * no string is made.
+ */
+export function mayHoldMessagesAt(buf: Uint8Array, start: number, end: number): boolean {
+  const length = end - start
+  if (length < MIN_MESSAGE_BYTES || length > MAX_MESSAGE_BYTES) return false
+  const first = buf[start]
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return false
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset + start, length)
+  for (const marker of markerBytes) if (bytes.indexOf(marker) >= 0) return true
+  return false
+}
