@@ -106,6 +106,8 @@ const markerBytes = MESSAGE_MARKERS.map((marker) => Buffer.from(marker, 'latin1'
  */
 const MIN_MESSAGE_BYTES = 10
 const MAX_MESSAGE_BYTES = 3 * 4_000_000
+/** Bytes looked at in JavaScript before the native search takes over (a message list names its first role at once). */
+const NEAR_BYTES = 64
 
 /**
  * Whether the UTF-8 string in `buf[start..end)` may hold messages: it opens with `{` or `[` and
@@ -118,7 +120,24 @@ export function mayHoldMessagesAt(buf: Uint8Array, start: number, end: number): 
   if (length < MIN_MESSAGE_BYTES || length > MAX_MESSAGE_BYTES) return false
   const first = buf[start]
   if (first !== 123 /* { */ && first !== 91 /* [ */) return false
-  const bytes = Buffer.from(buf.buffer, buf.byteOffset + start, length)
+  // A message list or a body says `"role"` (or `"contents"`...) in its first bytes: found there
+  // without a call into native code, which costs more than the look.
+  const near = Math.min(end, start + NEAR_BYTES)
+  for (let p = start + 1; p < near; p++) if (buf[p] === 34 /* " */ && markerAt(buf, p, end)) return true
+  if (near === end) return false
+  // Markers starting in the first bytes were looked at whole: the rest is searched from `near` on.
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset + near, end - near)
   for (const marker of markerBytes) if (bytes.indexOf(marker) >= 0) return true
+  return false
+}
+
+/** Whether one of {@link MESSAGE_MARKERS} starts at `p` (before `end`). */
+function markerAt(buf: Uint8Array, p: number, end: number): boolean {
+  for (const marker of markerBytes) {
+    if (p + marker.length > end) continue
+    let i = 1
+    while (i < marker.length && buf[p + i] === marker[i]) i++
+    if (i === marker.length) return true
+  }
   return false
 }
