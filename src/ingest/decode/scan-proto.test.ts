@@ -4,6 +4,7 @@ import { listFixtures, loadFixture } from '../../../test/fixtures/index.ts'
 import type { Span } from '../../model/span.ts'
 import { mayHoldMessages } from '../../transform/conventions/generic.ts'
 import { isAgentRunSpan, isGenAiSpan, spanRole } from '../../transform/index.ts'
+import { doorFilterOf } from '../sampling-door.ts'
 import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
@@ -173,5 +174,26 @@ describe('scanOtlpProto', () => {
     scanned.own()
     buffer.fill(0)
     expect(spansOf(scanned)).toEqual(expected)
+  })
+
+  it('copies only the spans the sampling door let in when they are a small part of the record, all of them intact', () => {
+    const spans = generateAgentTraffic({ runs: 40, seed: 3 }).spans
+    const payload = encodeOtlpProto(spans)
+    const door = doorFilterOf({ rate: 0.1 })
+    const expected = decodeOtlpProto(payload).filter((span) => door.keep(span.traceId))
+    const buffer = Buffer.from(payload)
+    const scanned = scanOtlpProto(buffer, door)
+    const views = Array.from({ length: scanned.length }, (_, i) => scanned.candidate(i))
+    const ids = Array.from({ length: scanned.length }, (_, i) => scanned.spanId(i))
+    const sizes = Array.from({ length: scanned.length }, (_, i) => scanned.encodedBytes(i))
+    expect(expected.length).toBeGreaterThan(0)
+    expect(expected.length * 3).toBeLessThan(spans.length)
+    scanned.own()
+    buffer.fill(0)
+    expect(scanned.bytes.length * 3).toBeLessThan(payload.length)
+    expect(spansOf(scanned)).toEqual(expected)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.candidate(i))).toEqual(views)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.spanId(i))).toEqual(ids)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.encodedBytes(i))).toEqual(sizes)
   })
 })
