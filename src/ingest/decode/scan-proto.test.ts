@@ -1,10 +1,11 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
 import { listFixtures, loadFixture } from '../../../test/fixtures/index.ts'
+import { nullKeyedRecords } from '../../../test/helpers/mixed-traffic.ts'
 import type { Span } from '../../model/span.ts'
 import { mayHoldMessages } from '../../transform/conventions/generic.ts'
 import { isAgentRunSpan, isGenAiSpan, spanRole } from '../../transform/index.ts'
-import { doorFilterOf } from '../sampling-door.ts'
+import { type DoorFilter, doorFilterOf } from '../sampling-door.ts'
 import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
@@ -174,6 +175,35 @@ describe('scanOtlpProto', () => {
     scanned.own()
     buffer.fill(0)
     expect(spansOf(scanned)).toEqual(expected)
+  })
+
+  it('passes by the spans of a trace the door rejected before on their id bytes, without asking the door again', () => {
+    const spans = generateAgentTraffic({ runs: 200, seed: 4 }).spans
+    const records = nullKeyedRecords(spans, { partitions: 1, spansPerRecord: 50 })
+    const door = doorFilterOf({ rate: 0.1 })
+    const asked = new Set<string>()
+    let questions = 0
+    const counting: DoorFilter = {
+      ...door,
+      keep: (traceId) => {
+        questions++
+        asked.add(traceId)
+        return door.keep(traceId)
+      },
+    }
+    const decoded = records.flatMap((record) => decodeOtlpProto(record.value))
+    const kept = decoded.filter((span) => door.keep(span.traceId))
+    const scanned = records.map((record) => scanOtlpProto(record.value, counting))
+    expect(scanned.flatMap(spansOf)).toEqual(kept)
+    expect(scanned.reduce((sum, batch) => sum + batch.passedBySpans, 0)).toBe(decoded.length - kept.length)
+    const roots = decoded.filter((span) => span.parentSpanId === undefined && !door.keep(span.traceId))
+    expect(scanned.reduce((sum, batch) => sum + batch.passedByTraces, 0)).toBe(roots.length)
+    // Asked for every span it lets in and once per rejected trace (its first span), but when two
+    // rejected traces share a slot of the door's memory and take turns in it.
+    const rejectedTraces = asked.size - new Set(kept.map((span) => span.traceId)).size
+    expect(questions).toBeGreaterThanOrEqual(kept.length + rejectedTraces)
+    expect(questions).toBeLessThan(kept.length + rejectedTraces * 1.1)
+    expect(questions * 2).toBeLessThan(decoded.length)
   })
 
   it('copies only the spans the sampling door let in when they are a small part of the record, all of them intact', () => {

@@ -345,10 +345,22 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
     const tag = r.tag(end)
     // The ids as the decoder reads them (every span has both), then the fields checked or marked.
     if (tag === SPAN_TRACE_ID) {
+      const idAt = r.pos
+      // A trace id rejected before is passed by on its bytes (no hex string, no `keep`).
+      if (scanDoor?.claims === undefined && scanDoor?.rejectedBefore !== undefined) {
+        const idEnd = r.lengthEnd(end)
+        if (idEnd - r.pos === TRACE_ID_BYTES && scanDoor.rejectedBefore(r.buf, r.pos)) {
+          r.pos = idEnd
+          passBy(r, end, parentSeen ? root : undefined)
+          return
+        }
+        r.pos = idAt
+      }
       traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
       if (scanDoor !== undefined && !scanDoor.keep(traceId)) {
         // Producers write the trace id first: a trace nothing can score costs no more than this.
         if (scanDoor.claims === undefined) {
+          scanDoor.rememberRejected?.(r.buf, r.pos - TRACE_ID_BYTES)
           passBy(r, end, parentSeen ? root : undefined)
           return
         }
