@@ -5,7 +5,8 @@
  * through this checkout's `createSourceWork` and the other's, alternately, pair after pair, so a
  * loaded machine slows both alike. Prints the median CPU µs per input span of each, the ratio of
  * the medians and the median of the pairs' own ratios. `SOURCE_VS_RATE` (e.g. 0.1) reads this
- * checkout's side through the sampling door of scorers at that rate; `SOURCE_VS_PAIRS` sets the
+ * checkout's side through the sampling door of scorers at that rate (`SOURCE_VS_BOTH=1`: both
+ * sides, for two checkouts that have the door); `SOURCE_VS_PAIRS` sets the
  * number of pairs (default 15).
  *
  *   git worktree add --detach /tmp/ref <commit> && ln -s "$PWD/node_modules" /tmp/ref/node_modules
@@ -17,10 +18,14 @@ import { createSourceWork } from './source-work.ts'
 
 const [ref, which = 'mixed'] = process.argv.slice(2)
 if (!ref) throw new Error('usage: bench/source-work-vs-checkout.ts CHECKOUT [mixed|genai]')
-const theirWork: (now: () => number) => SourceWork = (await import(`${ref}/bench/source-work.ts`))
-  .createSourceWork
+const theirCreate: (now: () => number, door?: { rate: number }) => SourceWork = (
+  await import(`${ref}/bench/source-work.ts`)
+).createSourceWork
 const rate = process.env.SOURCE_VS_RATE === undefined ? undefined : Number(process.env.SOURCE_VS_RATE)
 const door = rate === undefined ? undefined : { rate }
+// `SOURCE_VS_BOTH=1`: the other checkout reads through the same door (both have one).
+const theirWork = (now: () => number) =>
+  theirCreate(now, process.env.SOURCE_VS_BOTH === '1' ? door : undefined)
 
 const generate = which === 'genai' ? genAiTraffic : mixedTraffic
 const seeds = which === 'genai' ? 20 : 60

@@ -15,10 +15,6 @@ rmSync(to, { recursive: true, force: true })
 let copied = 0
 for (const producer of readdirSync(from, { withFileTypes: true })) {
   if (!producer.isDirectory()) continue
-  // Producers of a vocabulary of their own are read by structure only while a trace is extracted,
-  // not on the ingest path (src/transform/README.md, Known limits): `tracescore run` would drop
-  // their traces, so they are no demo traffic yet.
-  if (ownVocabulary(join(from, producer.name))) continue
   // Traces that record no text (ADK Go and Spring AI keep prompts and answers out of their spans)
   // give the example scorers nothing to score: the demo shows scores.
   if (recordsNoText(join(from, producer.name))) continue
@@ -36,11 +32,6 @@ if (copied === 0) throw new Error(`no demo traffic found under ${from}`)
 function firstTruth(dir: string): { convention?: string; runs?: { notRecorded?: string[] }[] } {
   const truth = readdirSync(dir).find((file) => file.endsWith('.truth.json'))
   return truth === undefined ? {} : JSON.parse(readFileSync(join(dir, truth), 'utf8'))
-}
-
-/** Whether a producer's fixtures follow no known convention (their truth says `own`). */
-function ownVocabulary(dir: string): boolean {
-  return firstTruth(dir).convention === 'own'
 }
 
 /** Whether a producer's spans record no model text (its truth lists `text` as not recorded). */

@@ -4,6 +4,7 @@ import { listFixtures } from '../test/fixtures/index.ts'
 import { resolveConfig } from './config/define-config.ts'
 import { loadTrafficSamples } from './demo/traffic.ts'
 import { decodeOtlpTraces } from './ingest/decode/index.ts'
+import { scanOtlpProto } from './ingest/decode/scan-proto.ts'
 import { TraceAssembler } from './ingest/trace-assembler.ts'
 import { createMetrics } from './ops/metrics.ts'
 import { scoreTrace } from './score-trace.ts'
@@ -36,33 +37,38 @@ describe('scoreTrace', () => {
     expect(records[0]!.incomplete).toBe(true)
   })
 
-  it('scores every run of the recorded traffic once it went through the assembler, whatever span heads it', async () => {
-    const traffic = loadTrafficSamples(new URL('../test/fixtures/data', import.meta.url).pathname)
-    const clock = { t: 0 }
-    const assembler = new TraceAssembler<number>({ isAgentRunSpan, isGenAiSpan, now: () => clock.t })
-    const expected: string[] = []
-    traffic.forEach((sample, i) => {
-      const spans = decodeOtlpTraces(sample.payload, 'otlp_proto')
-      // Runs found by generic reading alone (spans of no known vocabulary) are not seen on the
-      // ingest path yet: a span's role there reads only the role keys (transform README, "Known
-      // limits"), so a trace made only of such spans shows no GenAI activity to the assembler.
-      const named = extractAgentRuns(spans).filter((r) => r.convention !== 'generic')
-      expected.push(...named.map((r) => `${r.traceId}/${r.spanId}`))
-      assembler.add(spans, i)
-    })
-    clock.t += 10 * 60_000 // past settling and the maximum age: every trace is released
-    const scored: string[] = []
-    for (const trace of assembler.takeReady()) {
-      if (!trace.hasGenAi) continue
-      const { records } = await scoreTrace(trace.spans, {
-        scorers,
-        scoredRunSpanIds: trace.scoredAgentSpanIds,
+  // Decoded spans (OTLP/JSON's way in), and scanned records whose spans the assembler sees only
+  // through their role views and the scan's marks (protobuf's way in, `tracescore run`'s).
+  it.each(['decoded', 'scanned'] as const)(
+    'scores every run of the recorded traffic once it went through the assembler (%s), whatever span heads it, runs of spans of no known vocabulary too',
+    async (way) => {
+      const traffic = loadTrafficSamples(new URL('../test/fixtures/data', import.meta.url).pathname)
+      const clock = { t: 0 }
+      const assembler = new TraceAssembler<number>({ isAgentRunSpan, isGenAiSpan, now: () => clock.t })
+      const expected: string[] = []
+      let generic = 0
+      traffic.forEach((sample, i) => {
+        const runs = extractAgentRuns(decodeOtlpTraces(sample.payload, 'otlp_proto'))
+        expected.push(...runs.map((r) => `${r.traceId}/${r.spanId}`))
+        generic += runs.filter((r) => r.convention === 'generic').length
+        if (way === 'scanned') assembler.addBatch(scanOtlpProto(sample.payload), i)
+        else assembler.add(decodeOtlpTraces(sample.payload, 'otlp_proto'), i)
       })
-      scored.push(...records.map((r) => `${r.traceId}/${r.spanId}`))
-    }
-    expect(expected.length).toBeGreaterThan(150)
-    expect(scored.sort()).toEqual(expected.sort())
-  })
+      clock.t += 10 * 60_000 // past settling and the maximum age: every trace is released
+      const scored: string[] = []
+      for (const trace of assembler.takeReady()) {
+        if (!trace.hasGenAi) continue
+        const { records } = await scoreTrace(trace.spans, {
+          scorers,
+          scoredRunSpanIds: trace.scoredAgentSpanIds,
+        })
+        scored.push(...records.map((r) => `${r.traceId}/${r.spanId}`))
+      }
+      expect(expected.length).toBeGreaterThan(150)
+      expect(generic).toBeGreaterThan(20)
+      expect(scored.sort()).toEqual(expected.sort())
+    },
+  )
 })
 
 describe('scoreTrace metrics', () => {

@@ -61,6 +61,13 @@ export function samplingDoorOf(scorers: Record<string, DoorScorer>): SamplingDoo
  */
 export interface DoorFilter {
   keep(traceId: string): boolean
+  /**
+   * True when the trace id in bytes `buf[at..at+16)` was rejected recently (`rememberRejected`):
+   * the scan then passes its span by without making the id's hex string nor asking `keep`.
+   */
+  rejectedBefore?(buf: Uint8Array, at: number): boolean
+  /** Remembers the trace id in bytes `buf[at..at+16)` as rejected (see `rejectedBefore`). */
+  rememberRejected?(buf: Uint8Array, at: number): void
   readonly claims: DoorClaims | undefined
   /** The agent names as UTF-8 bytes, in every form a producer may have written them (see `nameForms`). */
   readonly nameBytes: readonly Uint8Array[]
@@ -91,6 +98,7 @@ export function doorFilterOf(door: SamplingDoor): DoorFilter {
       }
       return lastKeep
     },
+    ...rejectedIds(),
     claims: door.claims,
     nameBytes: [...new Set(names.flatMap(nameForms))].map((form) => encoder.encode(form)),
   }
@@ -124,4 +132,35 @@ export function spanMayClaim(span: Span, claims: DoorClaims): boolean {
     ...Object.values(span.attributes).filter((v) => typeof v === 'string'),
   ] as string[]
   return claims.agentNames.some((name) => texts.some((text) => text.includes(name)))
+}
+
+/** Trace ids remembered as rejected, by their bytes: one slot each, chosen by their first bytes. */
+const REJECTED_SLOTS = 4096
+const ID_BYTES = 16
+
+/**
+ * The door's memory of rejected trace ids as bytes: most spans of a rejected trace come after its
+ * first (a trace has several spans, interleaved with other traces' in a record), and such a span
+ * then costs the scan a compare of 16 bytes, no hex string, no map lookup. A slot holds the last id
+ * written to it; a hit needs all 16 bytes equal, and a trace id's decision never changes.
+ */
+function rejectedIds(): Required<Pick<DoorFilter, 'rejectedBefore' | 'rememberRejected'>> {
+  const ids = new Uint8Array(REJECTED_SLOTS * ID_BYTES)
+  const used = new Uint8Array(REJECTED_SLOTS)
+  // Trace ids are random: their first bytes spread them over the slots.
+  const slotOf = (buf: Uint8Array, at: number) => (buf[at]! | (buf[at + 1]! << 8)) & (REJECTED_SLOTS - 1)
+  return {
+    rejectedBefore(buf, at) {
+      const slot = slotOf(buf, at)
+      if (used[slot] === 0) return false
+      const base = slot * ID_BYTES
+      for (let i = 0; i < ID_BYTES; i++) if (ids[base + i] !== buf[at + i]) return false
+      return true
+    },
+    rememberRejected(buf, at) {
+      const slot = slotOf(buf, at)
+      ids.set(buf.subarray(at, at + ID_BYTES), slot * ID_BYTES)
+      used[slot] = 1
+    },
+  }
 }

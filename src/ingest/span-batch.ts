@@ -18,6 +18,12 @@ export interface SpanBatch {
    * not asked). Not kept: {@link span} gives the span itself.
    */
   candidate(i: number): Span | undefined
+  /**
+   * True when span `i` has a string attribute that may hold messages (a scanned record's
+   * `mayHoldMessages`): GenAI activity its role view cannot show, since the view holds only the
+   * role attributes. Absent on decoded spans, whose predicates read every attribute.
+   */
+  mayHoldMessages?(i: number): boolean
   /** Span `i`, decoded. */
   span(i: number): Span
   /**

@@ -17,11 +17,13 @@ export interface TraceAssemblerOptions {
    */
   isAgentRunSpan: (span: Span) => boolean
   /**
-   * Decides which spans show GenAI activity (an agent, model or tool span: the transform's
-   * `spanRole` other than `other`). A trace with such a span is handed to scoring even without an
-   * agent span, since the transform also rebuilds runs headed by other spans (a CrewAI delegation
-   * headed by its tool span, smolagents steps whose agent span is missing). Asked only of
-   * candidates, as `isAgentRunSpan`. Default: `isAgentRunSpan`.
+   * Decides which spans show GenAI activity (the transform's `isGenAiSpan`: an agent, model or
+   * tool span, or one holding a value that may hold messages). A trace with such a span is handed
+   * to scoring even without an agent span, since the transform also rebuilds runs headed by other
+   * spans (a CrewAI delegation headed by its tool span, smolagents steps whose agent span is
+   * missing, runs of spans of no known vocabulary found around their model calls). Asked only of
+   * candidates, as `isAgentRunSpan`. Default: `isAgentRunSpan`. A span the batch says may hold
+   * messages (`SpanBatch.mayHoldMessages`, which a role view cannot show) shows it without asking.
    */
   isGenAiSpan?: (span: Span) => boolean
   /** The clock, epoch milliseconds. Defaults to `Date.now`. */
@@ -740,7 +742,8 @@ export class TraceAssembler<R> {
       else trace.agentSpanIds.push(spanId)
       if (!isEnded(span)) trace.unendedAgents++
       trace.hasGenAi = true
-    } else if (!trace.hasGenAi && this.isGenAiSpan(span)) trace.hasGenAi = true
+    } else if (!trace.hasGenAi && (batch.mayHoldMessages?.(i) === true || this.isGenAiSpan(span)))
+      trace.hasGenAi = true
   }
 
   /** A trace on probation was claimed by the door's rules: it comes in, its held spans' roles noted now. */

@@ -1,6 +1,6 @@
 import { groupByTrace, type Span } from '../model/index.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
-import { withGenericReading } from './conventions/generic.ts'
+import { mayHoldMessages, withGenericReading } from './conventions/generic.ts'
 import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
@@ -17,12 +17,23 @@ export function isAgentRunSpan(span: Span): boolean {
 
 /**
  * True for a span that shows GenAI activity (an agent, model, tool or step span of a known
- * convention). Runs are also headed by such spans when no agent span heads them (a CrewAI
- * delegation under its tool span, smolagents steps whose agent span is missing), so a trace with
- * one is worth transforming.
+ * convention), or that holds a string attribute the generic reader may read as a model call's
+ * prompt or answer (`mayHoldMessages`). Runs are also headed by such spans when no agent span
+ * heads them (a CrewAI delegation under its tool span, smolagents steps whose agent span is
+ * missing), and a run of spans of no known vocabulary is found around its model calls, so a trace
+ * with one is worth transforming. A span of no known vocabulary that only names a tool is not
+ * enough: runs are found around model calls (`structural-runs.ts`). The ingest scan answers the
+ * content part on the bytes (`ScannedSpans.mayHoldMessages`), which a role view does not hold.
  */
 export function isGenAiSpan(span: Span): boolean {
-  return spanRole(span) !== 'other'
+  return spanRole(span) !== 'other' || holdsMessages(span)
+}
+
+/** Whether one of a span's attributes may hold messages (no parse: a look at each string value). */
+function holdsMessages(span: Span): boolean {
+  const attributes = span.attributes
+  for (const key in attributes) if (mayHoldMessages(attributes[key]!)) return true
+  return false
 }
 
 /** The agent-run spans among `spans` (the spans `extractAgentRuns` gives runs for), earliest first. */

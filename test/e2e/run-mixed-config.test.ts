@@ -44,11 +44,8 @@ describe('tracescore run', () => {
   // Recorded traffic under fresh trace ids: Phoenix keeps what earlier runs of this test sent.
   const traffic = loadTrafficSamples(`${repoRoot}test/fixtures/data`).map(withFreshIds)
   const traces = traffic.map((t) => decodeOtlpTraces(t.payload, 'otlp_proto'))
-  // Not the runs found by generic reading alone: the ingest path does not see traces made only of
-  // spans of no known vocabulary yet (src/transform/README.md, Known limits).
-  const runs = traces
-    .flatMap((spans: Span[]) => extractAgentRuns(spans))
-    .filter((run) => run.convention !== 'generic')
+  // Every run, those found by generic reading alone (spans of no known vocabulary) too.
+  const runs = traces.flatMap((spans: Span[]) => extractAgentRuns(spans))
   // Runs whose trace recorded the answer (answered needs it), and the input too (the judges need both).
   const answerable = runs.filter((r) => r.recorded?.finalText !== false)
   const judgeable = answerable.filter((r) => r.recorded?.input !== false)

@@ -2,7 +2,7 @@ import type { Attributes, AttributeValue } from '../../model/span.ts'
 import { MAX_VALUE_DEPTH, setAttribute } from './attributes.ts'
 import { int64ToValue } from './int64-decimal.ts'
 import type { ProtobufReader } from './protobuf-reader.ts'
-import { isRoleKeyAt, sharedRole } from './role-attributes.ts'
+import { isRoleKeyAt, mayHoldMessagesAt, sharedRole } from './role-attributes.ts'
 
 // Tags are (field number << 3) | wire type, as in opentelemetry/proto/common/v1/common.proto.
 // KeyValue
@@ -94,25 +94,38 @@ function checkDepth(r: ProtobufReader, depth: number): void {
     throw r.error('too_deep', `values nested deeper than ${MAX_VALUE_DEPTH}`, r.pos)
 }
 
+/** {@link checkKeyValue}'s answer: the key is a role key (see `role-attributes.ts`). */
+export const ROLE_KEY = 1
+/** {@link checkKeyValue}'s answer, when asked to look: the value is a string that may hold messages. */
+export const MAY_HOLD_MESSAGES = 2
+
 /**
  * Checks one `KeyValue` message without building its value (the walk {@link readKeyValue} does,
  * with the same errors), so a lazily decoded span is rejected now, not when it is first read.
- * Returns whether its key is a role key (see `role-attributes.ts`). `checkValue: false` skips the
- * value unchecked (a message checked before).
+ * Returns {@link ROLE_KEY} when its key is a role key (see `role-attributes.ts`), plus, with
+ * `lookForMessages`, {@link MAY_HOLD_MESSAGES} when its value is a string that may hold a message
+ * list (`mayHoldMessagesAt`). `checkValue: false` skips the value unchecked (a message checked before).
  */
-export function checkKeyValue(r: ProtobufReader, end: number, checkValue = true): boolean {
-  let role = false
+export function checkKeyValue(
+  r: ProtobufReader,
+  end: number,
+  checkValue = true,
+  lookForMessages = false,
+): number {
+  let role = 0
+  let messages = 0
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === KV_KEY) {
       // The last key field wins, as in readKeyValue.
       const keyEnd = r.lengthEnd(end)
-      role = isRoleKeyAt(r.buf, r.pos, keyEnd)
+      role = isRoleKeyAt(r.buf, r.pos, keyEnd) ? ROLE_KEY : 0
       r.skipString(keyEnd)
-    } else if (tag === KV_VALUE && checkValue) checkAnyValue(r, r.lengthEnd(end), 0)
-    else r.skip(tag, end)
+    } else if (tag === KV_VALUE && checkValue) {
+      if (checkAnyValue(r, r.lengthEnd(end), 0, lookForMessages)) messages = MAY_HOLD_MESSAGES
+    } else r.skip(tag, end)
   }
-  return role
+  return role | messages
 }
 
 /** Reads every `KeyValue` field with tag `field` among the fields in `r.pos..end` into `target`. */
@@ -144,16 +157,25 @@ export function addRole(
   return merged
 }
 
-function checkAnyValue(r: ProtobufReader, end: number, depth: number): void {
+/**
+ * Checks an `AnyValue`; with `lookForMessages`, returns whether it holds a string that may hold
+ * messages (`mayHoldMessagesAt`, on the bytes: no string is made).
+ */
+function checkAnyValue(r: ProtobufReader, end: number, depth: number, lookForMessages = false): boolean {
+  let messages = false
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ANY_ARRAY || tag === ANY_KVLIST) {
       const listEnd = r.lengthEnd(end)
       checkDepth(r, depth + 1)
       checkList(r, listEnd, depth + 1, tag === ANY_KVLIST)
-    } else if (tag === ANY_STRING) r.skipString(r.lengthEnd(end))
-    else r.skip(tag, end)
+    } else if (tag === ANY_STRING) {
+      const stringEnd = r.lengthEnd(end)
+      if (lookForMessages && mayHoldMessagesAt(r.buf, r.pos, stringEnd)) messages = true
+      r.skipString(stringEnd)
+    } else r.skip(tag, end)
   }
+  return messages
 }
 
 function checkList(r: ProtobufReader, end: number, depth: number, keyValues: boolean): void {

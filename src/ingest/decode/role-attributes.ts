@@ -100,3 +100,55 @@ export function isRoleKeyAt(buf: Uint8Array, start: number, end: number): boolea
   }
   return false
 }
+
+/**
+ * The quoted keys one of which a message list or a provider's request/response body holds: what
+ * the generic reader's `mayHoldMessages` (`transform/conventions/generic.ts`) looks for in a
+ * string attribute that opens with `{` or `[` before it parses it as a model call's prompt or
+ * answer. A span with such a value may be a model call of no known vocabulary, so its trace may
+ * hold a run; keep this list a superset of the one there.
+ */
+export const MESSAGE_MARKERS: readonly string[] = ['"role"', '"contents"', '"choices"', '"candidates"']
+
+const markerBytes = MESSAGE_MARKERS.map((marker) => Buffer.from(marker, 'latin1'))
+/**
+ * The generic reader reads values of 10 to 4,000,000 UTF-16 units; their UTF-8 bytes are at least
+ * as many, at most 3 per unit.
+ */
+const MIN_MESSAGE_BYTES = 10
+const MAX_MESSAGE_BYTES = 3 * 4_000_000
+/** Bytes looked at in JavaScript before the native search takes over (a message list names its first role at once). */
+const NEAR_BYTES = 64
+
+/**
+ * Whether the UTF-8 string in `buf[start..end)` may hold messages: it opens with `{` or `[` and
+ * holds one of {@link MESSAGE_MARKERS}. True for every string the generic reader's
+ * `mayHoldMessages` accepts (the markers are ASCII, whose bytes stand for themselves in UTF-8);
+ * no string is made.
+ */
+export function mayHoldMessagesAt(buf: Uint8Array, start: number, end: number): boolean {
+  const length = end - start
+  if (length < MIN_MESSAGE_BYTES || length > MAX_MESSAGE_BYTES) return false
+  const first = buf[start]
+  if (first !== 123 /* { */ && first !== 91 /* [ */) return false
+  // A message list or a body says `"role"` (or `"contents"`...) in its first bytes: found there
+  // without a call into native code, which costs more than the look.
+  const near = Math.min(end, start + NEAR_BYTES)
+  for (let p = start + 1; p < near; p++) if (buf[p] === 34 /* " */ && markerAt(buf, p, end)) return true
+  if (near === end) return false
+  // Markers starting in the first bytes were looked at whole: the rest is searched from `near` on.
+  const bytes = Buffer.from(buf.buffer, buf.byteOffset + near, end - near)
+  for (const marker of markerBytes) if (bytes.indexOf(marker) >= 0) return true
+  return false
+}
+
+/** Whether one of {@link MESSAGE_MARKERS} starts at `p` (before `end`). */
+function markerAt(buf: Uint8Array, p: number, end: number): boolean {
+  for (const marker of markerBytes) {
+    if (p + marker.length > end) continue
+    let i = 1
+    while (i < marker.length && buf[p + i] === marker[i]) i++
+    if (i === marker.length) return true
+  }
+  return false
+}

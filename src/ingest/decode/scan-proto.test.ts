@@ -1,8 +1,11 @@
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import { describe, expect, it } from 'vitest'
 import { listFixtures, loadFixture } from '../../../test/fixtures/index.ts'
+import { nullKeyedRecords } from '../../../test/helpers/mixed-traffic.ts'
 import type { Span } from '../../model/span.ts'
+import { mayHoldMessages } from '../../transform/conventions/generic.ts'
 import { isAgentRunSpan, isGenAiSpan, spanRole } from '../../transform/index.ts'
+import { type DoorFilter, doorFilterOf } from '../sampling-door.ts'
 import { encodeOtlpProto, generateAgentTraffic } from '../testing/agent-traffic.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
@@ -102,6 +105,8 @@ describe('scanOtlpProto', () => {
     let genAi = 0
     let candidates = 0
     let spans = 0
+    // Spans that show GenAI activity only by a value that may hold messages (no role key says so).
+    let byContent = 0
     for (const fixture of fixtures) {
       const scanned = scanOtlpProto(fixture.proto)
       for (let i = 0; i < scanned.length; i++) {
@@ -110,18 +115,23 @@ describe('scanOtlpProto', () => {
         const what = `${fixture.name} ${span.name}`
         spans++
         if (spanRole(span) !== 'other' || isAgentRunSpan(span)) genAi++
+        const holdsMessages = Object.values(span.attributes).some(mayHoldMessages)
+        expect(scanned.mayHoldMessages(i), what).toBe(holdsMessages)
         if (view === undefined) {
           expect(isAgentRunSpan(span) || isGenAiSpan(span), what).toBe(false)
           continue
         }
         candidates++
+        if (isGenAiSpan(span) && !isGenAiSpan(view)) byContent++
         expect(isAgentRunSpan(view), what).toBe(isAgentRunSpan(span))
-        expect(isGenAiSpan(view), what).toBe(isGenAiSpan(span))
+        // What the assembler asks: the role view's answer, or the scan's look at the values.
+        expect(isGenAiSpan(view) || scanned.mayHoldMessages(i), what).toBe(isGenAiSpan(span))
         expect(spanRole(view), what).toBe(spanRole(span))
         expectRoleView(view, span)
       }
     }
     expect(genAi).toBeGreaterThan(100)
+    expect(byContent).toBeGreaterThan(10)
     expect(candidates).toBeGreaterThanOrEqual(genAi)
     expect(spans).toBeGreaterThan(genAi) // spans transform reads as "other" are candidates too when they carry a role key
   })
@@ -165,5 +175,55 @@ describe('scanOtlpProto', () => {
     scanned.own()
     buffer.fill(0)
     expect(spansOf(scanned)).toEqual(expected)
+  })
+
+  it('passes by the spans of a trace the door rejected before on their id bytes, without asking the door again', () => {
+    const spans = generateAgentTraffic({ runs: 200, seed: 4 }).spans
+    const records = nullKeyedRecords(spans, { partitions: 1, spansPerRecord: 50 })
+    const door = doorFilterOf({ rate: 0.1 })
+    const asked = new Set<string>()
+    let questions = 0
+    const counting: DoorFilter = {
+      ...door,
+      keep: (traceId) => {
+        questions++
+        asked.add(traceId)
+        return door.keep(traceId)
+      },
+    }
+    const decoded = records.flatMap((record) => decodeOtlpProto(record.value))
+    const kept = decoded.filter((span) => door.keep(span.traceId))
+    const scanned = records.map((record) => scanOtlpProto(record.value, counting))
+    expect(scanned.flatMap(spansOf)).toEqual(kept)
+    expect(scanned.reduce((sum, batch) => sum + batch.passedBySpans, 0)).toBe(decoded.length - kept.length)
+    const roots = decoded.filter((span) => span.parentSpanId === undefined && !door.keep(span.traceId))
+    expect(scanned.reduce((sum, batch) => sum + batch.passedByTraces, 0)).toBe(roots.length)
+    // Asked for every span it lets in and once per rejected trace (its first span), but when two
+    // rejected traces share a slot of the door's memory and take turns in it.
+    const rejectedTraces = asked.size - new Set(kept.map((span) => span.traceId)).size
+    expect(questions).toBeGreaterThanOrEqual(kept.length + rejectedTraces)
+    expect(questions).toBeLessThan(kept.length + rejectedTraces * 1.1)
+    expect(questions * 2).toBeLessThan(decoded.length)
+  })
+
+  it('copies only the spans the sampling door let in when they are a small part of the record, all of them intact', () => {
+    const spans = generateAgentTraffic({ runs: 40, seed: 3 }).spans
+    const payload = encodeOtlpProto(spans)
+    const door = doorFilterOf({ rate: 0.1 })
+    const expected = decodeOtlpProto(payload).filter((span) => door.keep(span.traceId))
+    const buffer = Buffer.from(payload)
+    const scanned = scanOtlpProto(buffer, door)
+    const views = Array.from({ length: scanned.length }, (_, i) => scanned.candidate(i))
+    const ids = Array.from({ length: scanned.length }, (_, i) => scanned.spanId(i))
+    const sizes = Array.from({ length: scanned.length }, (_, i) => scanned.encodedBytes(i))
+    expect(expected.length).toBeGreaterThan(0)
+    expect(expected.length * 3).toBeLessThan(spans.length)
+    scanned.own()
+    buffer.fill(0)
+    expect(scanned.bytes.length * 3).toBeLessThan(payload.length)
+    expect(spansOf(scanned)).toEqual(expected)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.candidate(i))).toEqual(views)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.spanId(i))).toEqual(ids)
+    expect(Array.from({ length: scanned.length }, (_, i) => scanned.encodedBytes(i))).toEqual(sizes)
   })
 })

@@ -7,7 +7,7 @@ import {
   readScopeField,
   SS_SPANS,
 } from './decode-proto.ts'
-import { checkKeyValue } from './proto-values.ts'
+import { checkKeyValue, MAY_HOLD_MESSAGES, ROLE_KEY } from './proto-values.ts'
 import { ProtobufReader } from './protobuf-reader.ts'
 import {
   EVENT_ATTRIBUTES,
@@ -44,6 +44,8 @@ const CANDIDATE = 2
 const REJECTED = 4
 /** The span may make its trace one the door's claims (`alwaysScore`) take (see `DoorFilter`). */
 const CLAIM = 8
+/** The span has a string attribute that may hold messages: a model call of no known vocabulary may. */
+const MESSAGES = 16
 /**
  * Fields kept per span in {@link ScannedSpans}: start and end of its `Span` message, flags, group,
  * and where its span id's 8 bytes start (its hex string is made only when asked for).
@@ -135,10 +137,20 @@ export class ScannedSpans {
   }
 
   /**
+   * True when span `i` has a string attribute that may hold a message list or a provider's
+   * request/response body (`mayHoldMessagesAt`): a model call the generic reader may read by what
+   * its values hold, whatever its keys, so its trace shows GenAI activity though no role key says
+   * so. Such a span is a candidate too; its role view holds no such value.
+   */
+  mayHoldMessages(i: number): boolean {
+    return (this.info[i * STRIDE + 2]! & MESSAGES) !== 0
+  }
+
+  /**
    * The role view of span `i` (`readRoleView`: what transform's role predicates and the assembler
    * read of a candidate, exactly as decoded) when it may be an agent, model or tool span in some
-   * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event or a name
-   * starting with `ai.`. Undefined for any other span, which no convention's role reads as GenAI.
+   * convention: it has a role attribute key (`role-attributes.ts`), a `gen_ai.*` event, a name
+   * starting with `ai.`, or a value that may hold messages ({@link mayHoldMessages}). Undefined for any other span, which no convention's role reads as GenAI.
    * A new object on every call; nothing is kept.
    */
   candidate(i: number): Span | undefined {
@@ -165,12 +177,39 @@ export class ScannedSpans {
     return this.reader
   }
 
-  /** Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only them. */
+  /**
+   * Copies the bytes out of the consumer's buffer (once), so that holding the spans holds only
+   * them: the record's spans only, when they are a small part of it (spans the sampling door
+   * passed by are no part of the batch), else the whole record. Each copy is an allocation
+   * outside the V8 heap that brings the next full garbage collection nearer, the main cost of a
+   * backlog read at a low sampling rate when every record was copied whole.
+   */
   own(): void {
     if (this.owned) return
-    this.bytes = Uint8Array.prototype.slice.call(this.bytes)
-    this.reader = undefined
     this.owned = true
+    this.reader = undefined
+    const info = this.info
+    let held = 0
+    for (let at = 0; at < this.length * STRIDE; at += STRIDE) held += info[at + 1]! - info[at]!
+    if (held * 2 > this.bytes.length) {
+      this.bytes = Uint8Array.prototype.slice.call(this.bytes)
+      return
+    }
+    // The spans' `Span` messages one after another; their offsets moved to where they now are.
+    const copy = new Uint8Array(held)
+    const moved = info.slice()
+    let to = 0
+    for (let at = 0; at < moved.length; at += STRIDE) {
+      const start = info[at]!
+      const end = info[at + 1]!
+      copy.set(this.bytes.subarray(start, end), to)
+      moved[at] = to
+      moved[at + 1] = to + end - start
+      moved[at + 4] = to + info[at + 4]! - start
+      to += end - start
+    }
+    this.bytes = copy
+    this.info = moved
   }
 
   /** The size of span `i`'s encoded `Span` message. */
@@ -322,14 +361,27 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
   let candidate = false
   let rejected = false
   let claim = false
+  let messages = false
   while (r.pos < end) {
     const tag = r.tag(end)
     // The ids as the decoder reads them (every span has both), then the fields checked or marked.
     if (tag === SPAN_TRACE_ID) {
+      const idAt = r.pos
+      // A trace id rejected before is passed by on its bytes (no hex string, no `keep`).
+      if (scanDoor?.claims === undefined && scanDoor?.rejectedBefore !== undefined) {
+        const idEnd = r.lengthEnd(end)
+        if (idEnd - r.pos === TRACE_ID_BYTES && scanDoor.rejectedBefore(r.buf, r.pos)) {
+          r.pos = idEnd
+          passBy(r, end, parentSeen ? root : undefined)
+          return
+        }
+        r.pos = idAt
+      }
       traceId = readId(r, end, TRACE_ID_BYTES, 'trace_id')
       if (scanDoor !== undefined && !scanDoor.keep(traceId)) {
         // Producers write the trace id first: a trace nothing can score costs no more than this.
         if (scanDoor.claims === undefined) {
+          scanDoor.rememberRejected?.(r.buf, r.pos - TRACE_ID_BYTES)
           passBy(r, end, parentSeen ? root : undefined)
           return
         }
@@ -360,9 +412,12 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
         case SPAN_END:
           r.fixed64(end)
           break
-        case SPAN_ATTRIBUTES:
-          if (checkKeyValue(r, r.lengthEnd(end))) candidate = true
+        case SPAN_ATTRIBUTES: {
+          const found = checkKeyValue(r, r.lengthEnd(end), true, true)
+          if (found & ROLE_KEY) candidate = true
+          if (found & MAY_HOLD_MESSAGES) messages = true
           break
+        }
         case SPAN_EVENTS: {
           const event = scanEvent(r, r.lengthEnd(end))
           if (event & GEN_AI) candidate = true
@@ -381,7 +436,10 @@ function scanSpan(r: ProtobufReader, end: number, group: number): void {
   }
   if (traceId === '') throw r.error('invalid_id', 'span without trace_id', start)
   if (spanIdAt < 0) throw r.error('invalid_id', 'span without span_id', start)
-  let flags = (root ? ROOT : 0) | (candidate || aiName || profileCandidacy?.every ? CANDIDATE : 0)
+  let flags =
+    (root ? ROOT : 0) |
+    (candidate || aiName || messages || profileCandidacy?.every ? CANDIDATE : 0) |
+    (messages ? MESSAGES : 0)
   if (rejected) flags |= REJECTED | (mayClaim(r.buf, start, end, claim) ? CLAIM : 0)
   addScanned(traceId, spanIdAt, start, end, flags, group)
 }

@@ -25,8 +25,11 @@ const contents = new WeakMap<Span, ModelContent>()
 /** Attribute values this long or longer are not parsed to look for a model call (bounded work). */
 const MAX_CONTENT_CHARS = 4_000_000
 
-/** Whether a string attribute may hold a message list or a request/response body (cheap, no parse). */
-function mayHoldMessages(value: AttributeValue): value is string {
+/**
+ * Whether a string attribute may hold a message list or a request/response body (cheap, no parse).
+ * The ingest scan looks for the same quoted keys on the bytes (`MESSAGE_MARKERS`): add one there too.
+ */
+export function mayHoldMessages(value: AttributeValue): value is string {
   if (typeof value !== 'string' || value.length < 10 || value.length > MAX_CONTENT_CHARS) return false
   const first = value.charCodeAt(0)
   if (first !== 123 /* { */ && first !== 91 /* [ */) return false
