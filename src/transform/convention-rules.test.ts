@@ -99,4 +99,22 @@ describe('reading rules shared by every convention', () => {
       toolInvocation: { toolCallId: 'call_1', args: { orderId: 'A17' }, result: { status: 'shipped' } },
     })
   })
+
+  it("reads a failed run's input from a message list its agent span holds when no model call recorded a prompt", () => {
+    const agent = span({
+      id: 'a',
+      name: 'invoke_agent x',
+      end: 10,
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'vendor.all_messages': '[{"role":"user","parts":[{"type":"text","content":"Hello?"}]}]',
+      },
+      error: 'model overloaded',
+    })
+    const chat = span({ id: 'c', parent: 'a', name: 'chat', start: 1, end: 2, error: 'overloaded' })
+    chat.attributes = { 'gen_ai.operation.name': 'chat' }
+    const [run] = extractAgentRuns([agent, chat])
+    expect(run!.input.inputMessages.map((message) => message.content.content)).toEqual(['Hello?'])
+    expect(run!.notes).toContain("input: the agent span's own message list (no model call recorded a prompt)")
+  })
 })

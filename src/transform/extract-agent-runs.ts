@@ -4,7 +4,12 @@ import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
-import { agentNameInValuesBelow, genericReader, withGenericReading } from './conventions/generic.ts'
+import {
+  agentNameInValuesBelow,
+  genericReader,
+  modelContent,
+  withGenericReading,
+} from './conventions/generic.ts'
 import { splitConversation } from './conversation.ts'
 import { readerFor, withSpanCache } from './detect-convention.ts'
 import { lostAgentRuns } from './lost-agent-runs.ts'
@@ -188,6 +193,25 @@ function firstPrompt(models: readonly Span[], notes: Notes): ChatMessage[] | und
   return undefined
 }
 
+/**
+ * What the caller passed to the agent, as its reader reads it; where neither its convention's keys
+ * nor any model call recorded it (a run that failed before its first prompt was written), a message
+ * list the agent span holds under a key of its own (Pydantic AI's `pydantic_ai.all_messages`).
+ */
+function agentInputOf(
+  agent: Span,
+  reader: ConventionReader,
+  prompt: ChatMessage[] | undefined,
+  notes: Notes,
+  tree: SpanTree,
+): ChatMessage[] | undefined {
+  const input = reader.agentInput(agent, notes, tree)
+  if (input || prompt) return input
+  const held = modelContent(agent).prompt
+  if (held) notes.add("input: the agent span's own message list (no model call recorded a prompt)")
+  return held
+}
+
 /** Notes what the trace lacks around a run: its agent span or that span's parent, parents of adopted spans, an end. */
 function noteGaps(
   tree: SpanTree,
@@ -262,12 +286,9 @@ function buildRun(
   const unwrap = (prompt: ChatMessage[] | undefined) =>
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const instructions = reader.instructions(agent, notes)
+  const prompt = unwrap(firstPrompt(models, notes))
   const conversation = splitConversation(
-    {
-      instructions,
-      agentInput: reader.agentInput(agent, notes, tree),
-      firstPrompt: unwrap(firstPrompt(models, notes)),
-    },
+    { instructions, agentInput: agentInputOf(agent, reader, prompt, notes, tree), firstPrompt: prompt },
     notes,
   )
   const recorded = instructions !== undefined

@@ -61,11 +61,6 @@ const KNOWN_FALSE_NOTES = new Map<string, string>([
       [`adk-go/${scenario}`, "a sub-agent's input and answer are only in its caller's tool call"] as const,
   ),
   [
-    'pydantic-ai-v5/model-error',
-    "the failed run's input is only in the agent span's message history attribute, not read",
-  ],
-  ['pydantic-ai-v6/model-error', 'as above'],
-  [
     'spring-ai/nested-agents',
     "the sub-agent's input and answer are only its caller's tool call arguments and result",
   ],
