@@ -32,11 +32,12 @@ import { type Collector, startCollector } from '../helpers/otelcol.ts'
 import { until } from '../helpers/poll.ts'
 
 // The shipped agent-traffic-only Collector set-up (deploy/otelcol-agent-only-tier{1,2}.yaml, run
-// as they are, only addresses, topics and decision_wait overridden) in the real Collector, two
-// replicas of each tier: mixed traffic over OTLP/HTTP to tier 1 (every recorded producer, agent
-// runs inside web requests whose spans reach the two tier-1 replicas apart, and plain HTTP/DB
-// traces); tier 2 (one consumer group) writes only agent traces, whole, to the topic `tracescore
-// run` reads, which scores every run and sends its score spans back to tier 1, as users run it.
+// as they are, only addresses, topics, decision_wait and num_traces overridden) in the real
+// Collector, two replicas of each tier: mixed traffic over OTLP/HTTP to tier 1 (every recorded
+// producer, agent runs inside web requests whose spans reach the two tier-1 replicas apart, and
+// plain HTTP/DB traces); tier 2 (one consumer group) writes only agent traces, whole, to the topic
+// `tracescore run` reads, which scores every run and sends its score spans back to tier 1, as
+// users run it.
 
 registerCompressionCodecs()
 
@@ -45,6 +46,8 @@ const spansTopic = uniqueName('e2e_agentonly_spans')
 const logsTopic = uniqueName('e2e_agentonly_logs')
 const tier2Group = uniqueName('otelcol-agent-only')
 const decisionWait = 3
+/** Traces a tier-2 replica holds at once: a fraction of the traffic, so that it overflows. */
+const numTraces = 100
 
 /** The recorded traffic of every producer, under fresh ids. */
 const recorded = loadTrafficSamples(`${repoRoot}test/fixtures/data`).map(withFreshIds)
@@ -78,7 +81,8 @@ const note: Record<string, number | string> = {}
  * `count` traces of an agent run inside a web request: the server span (root) with a database
  * query and an `invoke_agent` run (two model calls, a tool call) under it. Each trace is sent in
  * three parts, as two services' SDKs and two tier-1 replicas would see it: the query to replica
- * 0, the GenAI spans to replica 1, the root (which ends last) to replica 0.
+ * 0, the GenAI spans to replica 1, the root (which ends last) to replica 0, for half of them
+ * after their trace was decided.
  */
 function webRequestAgentTraces(count: number): { replica: number; spans: ReadableSpan[] }[][] {
   const exporter = new InMemorySpanExporter()
@@ -200,6 +204,8 @@ async function startTiers(): Promise<void> {
     'receivers::kafka::group_id': tier2Group,
     'receivers::kafka::traces::topics': [allTopic],
     'processors::tail_sampling::decision_wait': `${decisionWait}s`,
+    // Far fewer than the traffic: the replicas fill up and must free room as they decide.
+    'processors::tail_sampling::num_traces': numTraces,
     'exporters::kafka::brokers': brokers,
     'exporters::kafka::traces::topic': spansTopic,
   })
@@ -252,10 +258,27 @@ async function sendTraffic(): Promise<void> {
     const batch = plainRequests.slice(2 * i, 2 * i + 2).flat()
     if (batch.length > 0) await post((i + 1) % 2, encodeOtlpProto(batch))
   }
-  for (const part of [0, 1, 2]) {
-    for (const parts of webTraces) await post(parts[part]!.replica, encodeOtlpProto(parts[part]!.spans))
-    await new Promise((r) => setTimeout(r, 500))
-  }
+  const send = (parts: (typeof webTraces)[number], part: number) =>
+    post(parts[part]!.replica, encodeOtlpProto(parts[part]!.spans))
+  for (const parts of webTraces) await send(parts, 0)
+  for (const parts of webTraces) await send(parts, 1)
+  // Half the roots come with their trace; the other half only once the trace was decided and
+  // written (a request that outlasts decision_wait): the decision cache must let them through.
+  const [onTime, late] = [webTraces.filter((_, i) => i % 2 === 0), webTraces.filter((_, i) => i % 2 === 1)]
+  for (const parts of onTime) await send(parts, 2)
+  const lateIds = late.map((parts) => parts[0]!.spans[0]!.spanContext().traceId)
+  let written = new Set<string>()
+  await until(
+    async () => {
+      written = new Set((await records(spansTopic)).flatMap((r) => decode(r.value!).map((s) => s.traceId)))
+      return lateIds.every((id) => written.has(id))
+    },
+    180_000,
+    () =>
+      `the web traces decided before their late roots: ${lateIds.filter((id) => written.has(id)).length} of ${lateIds.length}\n${tier2.map((c) => c.output().slice(-2000)).join('\n')}`,
+    2000,
+  )
+  for (const parts of late) await send(parts, 2)
 }
 
 describe('agent traffic only: OTLP → Collector tier 1 → Kafka → tier 2 (tail sampling) → tracescore run', () => {
