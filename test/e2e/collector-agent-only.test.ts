@@ -32,12 +32,12 @@ import { type Collector, startCollector } from '../helpers/otelcol.ts'
 import { until } from '../helpers/poll.ts'
 
 // The shipped agent-traffic-only Collector set-up (deploy/otelcol-agent-only-tier{1,2}.yaml, run
-// as they are, only addresses, topics, decision_wait and num_traces overridden) in the real
-// Collector, two replicas of each tier: mixed traffic over OTLP/HTTP to tier 1 (every recorded
-// producer, agent runs inside web requests whose spans reach the two tier-1 replicas apart, and
-// plain HTTP/DB traces); tier 2 (one consumer group) writes only agent traces, whole, to the topic
-// `tracescore run` reads, which scores every run and sends its score spans back to tier 1, as
-// users run it.
+// as they are, only addresses, topics, decision_wait, num_traces and the exporter's queue size
+// overridden) in the real Collector, two replicas of each tier: mixed traffic over OTLP/HTTP to
+// tier 1 (every recorded producer, agent runs inside web requests whose spans reach the two tier-1
+// replicas apart, and plain HTTP/DB traces); tier 2 (one consumer group) writes only agent
+// traces, whole, to the topic `tracescore run` reads, which scores every run and sends its score
+// spans back to tier 1, as users run it.
 
 registerCompressionCodecs()
 
@@ -208,6 +208,8 @@ async function startTiers(): Promise<void> {
     'processors::tail_sampling::num_traces': numTraces,
     'exporters::kafka::brokers': brokers,
     'exporters::kafka::traces::topic': spansTopic,
+    // A queue far smaller than what a tick releases: it must hold the processor back, not drop.
+    'exporters::kafka::sending_queue::queue_size': 2,
   })
   tier2 = await Promise.all(
     [0, 1].map((i) => startCollector(`agent-only-tier2-${i}-${allTopic}`, tier2Config, [], tier2Args)),
