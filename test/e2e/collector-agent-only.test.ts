@@ -45,7 +45,7 @@ const allTopic = uniqueName('e2e_agentonly_all')
 const spansTopic = uniqueName('e2e_agentonly_spans')
 const logsTopic = uniqueName('e2e_agentonly_logs')
 const tier2Group = uniqueName('otelcol-agent-only')
-const decisionWait = 3
+const decisionWait = 5
 /** Traces a tier-2 replica holds at once: a fraction of the traffic, so that it overflows. */
 const numTraces = 100
 
@@ -262,8 +262,13 @@ async function sendTraffic(): Promise<void> {
   }
   const send = (parts: (typeof webTraces)[number], part: number) =>
     post(parts[part]!.replica, encodeOtlpProto(parts[part]!.spans))
-  for (const parts of webTraces) await send(parts, 0)
-  for (const parts of webTraces) await send(parts, 1)
+  // A trace's query and GenAI spans one after the other: on a loaded machine, parts sent further
+  // apart than decision_wait would have the query decided (dropped) alone first, and the drop
+  // cache would then drop the rest of the trace, as the docs warn.
+  for (const parts of webTraces) {
+    await send(parts, 0)
+    await send(parts, 1)
+  }
   // Half the roots come with their trace; the other half only once the trace was decided and
   // written (a request that outlasts decision_wait): the decision cache must let them through.
   const [onTime, late] = [webTraces.filter((_, i) => i % 2 === 0), webTraces.filter((_, i) => i % 2 === 1)]
