@@ -163,7 +163,7 @@ const TICKS_PER_SECOND = 100
  * CPU time in µs of a process and its children: utime + stime of it and of every live
  * descendant, plus cutime + cstime (children it already waited for).
  */
-function cpuMicros(pid: number): number {
+export function cpuMicros(pid: number): number {
   let ticks = 0
   for (const p of processTree(pid)) {
     const f = statFields(p)
