@@ -16,6 +16,19 @@ function stringsOf(value: unknown, depth: number, into: string[]): void {
   }
 }
 
+/** Every string the agent span records, worked out once per span (instructions and input both ask). */
+const stringsBySpan = new WeakMap<Span, string[]>()
+
+function recordedStrings(agent: Span): string[] {
+  let strings = stringsBySpan.get(agent)
+  if (!strings) {
+    strings = []
+    for (const key in agent.attributes) stringsOf(agent.attributes[key], 0, strings)
+    stringsBySpan.set(agent, strings)
+  }
+  return strings
+}
+
 /**
  * The program's instructions inside a framework's prompt template: the longest text the agent span
  * records (an attribute, or a field of one's JSON: CrewAI's `backstory`) that the first prompt's
@@ -39,8 +52,7 @@ export function textInsideTemplate(
   { fieldOnly = false }: { fieldOnly?: boolean } = {},
 ): string | undefined {
   if (prompt.length <= MIN_CHARS) return undefined
-  const strings: string[] = []
-  for (const key in agent.attributes) stringsOf(agent.attributes[key], 0, strings)
+  const strings = recordedStrings(agent)
   let best: string | undefined
   for (const text of strings) {
     const trimmed = text.trim()
