@@ -1,10 +1,34 @@
 /** Rules that read every convention alike (issue 27), each on the smallest trace that needs it. */
 import { describe, expect, it } from 'vitest'
-import { StatusCode } from '../model/index.ts'
+import { type Span, StatusCode } from '../model/index.ts'
 import { extractAgentRuns } from './index.ts'
 import { span } from './testing/span-builder.ts'
 
 const oi = (kind: string, more: Record<string, string> = {}) => ({ 'openinference.span.kind': kind, ...more })
+
+const agentSpan = span({
+  id: 'a',
+  name: 'invoke_agent x',
+  end: 10,
+  attributes: { 'gen_ai.operation.name': 'invoke_agent' },
+})
+
+/** A GenAI tool span of `agentSpan`'s run, with `more` attributes. */
+function toolSpan(more: Record<string, string>) {
+  const attributes = {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': 'lookup',
+    'gen_ai.tool.call.id': 'call_1',
+    ...more,
+  }
+  return span({ id: 't', parent: 'a', name: 'execute_tool lookup', start: 2, end: 3, attributes })
+}
+
+/** The tool-invocation part of the only run of `spans`. */
+function onlyToolCall(spans: Span[]) {
+  const [run] = extractAgentRuns(spans)
+  return run!.output[0]!.content.parts.find((part) => part.type === 'tool-invocation')
+}
 
 describe('reading rules shared by every convention', () => {
   it('names a run named after a class by the agent-name field of its steps, and skips a call that recorded nothing', () => {
@@ -41,61 +65,22 @@ describe('reading rules shared by every convention', () => {
   })
 
   it("reads a failed tool's message from its {error} result where the span names only a code", () => {
-    const tool = span({
-      id: 't',
-      parent: 'a',
-      name: 'execute_tool lookup',
-      start: 2,
-      end: 3,
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'lookup',
-        'gen_ai.tool.call.id': 'call_1',
-        'error.type': 'TOOL_ERROR',
-        'gen_ai.tool.call.result': '{"error": "Order Z99 not found"}',
-      },
+    const tool = toolSpan({
+      'error.type': 'TOOL_ERROR',
+      'gen_ai.tool.call.result': '{"error": "Order Z99 not found"}',
     })
     tool.status = { code: StatusCode.ERROR }
-    const [run] = extractAgentRuns([
-      span({
-        id: 'a',
-        name: 'invoke_agent x',
-        end: 10,
-        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-      }),
-      tool,
-    ])
-    const part = run!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')
-    expect(part).toMatchObject({
+    expect(onlyToolCall([agentSpan, tool])).toMatchObject({
       toolInvocation: { state: 'output-error', errorText: 'Order Z99 not found' },
     })
   })
 
   it("reads a GenAI tool span's arguments and result from keys of the producer's own", () => {
-    const [run] = extractAgentRuns([
-      span({
-        id: 'a',
-        name: 'invoke_agent x',
-        end: 10,
-        attributes: { 'gen_ai.operation.name': 'invoke_agent' },
-      }),
-      span({
-        id: 't',
-        parent: 'a',
-        name: 'execute_tool lookup',
-        start: 2,
-        end: 3,
-        attributes: {
-          'gen_ai.operation.name': 'execute_tool',
-          'gen_ai.tool.name': 'lookup',
-          'gen_ai.tool.call.id': 'call_1',
-          'vendor.tool_call_args': '{"orderId":"A17"}',
-          'vendor.tool_response': '{"status":"shipped"}',
-        },
-      }),
-    ])
-    const part = run!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')
-    expect(part).toMatchObject({
+    const tool = toolSpan({
+      'vendor.tool_call_args': '{"orderId":"A17"}',
+      'vendor.tool_response': '{"status":"shipped"}',
+    })
+    expect(onlyToolCall([agentSpan, tool])).toMatchObject({
       toolInvocation: { toolCallId: 'call_1', args: { orderId: 'A17' }, result: { status: 'shipped' } },
     })
   })
