@@ -54,17 +54,26 @@ function openingOf(model: Span, cache: Map<Span, Opening | undefined>): Opening 
 const sameOpening = (a: Opening | undefined, b: Opening | undefined) =>
   a !== undefined && b !== undefined && a.system === b.system && a.user === b.user
 
-/** The model-call spans of a trace, earliest first, and the first one under each span. */
-function modelCalls(tree: SpanTree): { models: Span[]; firstModelUnder: Map<Span, Span> } {
+/** The model-call spans of a trace, in no particular order. */
+function modelSpans(tree: SpanTree): Span[] {
   const models: Span[] = []
   for (const span of tree.byId.values()) if (spanRole(span) === 'model') models.push(span)
-  models.sort(byStart)
+  return models
+}
+
+/**
+ * The first model call under each span, worked out when first asked: only a trace with nested
+ * candidates or with calls no run holds asks (most traces never do).
+ */
+function firstModelUnderOf(trace: { tree: SpanTree; models: Span[]; firstModelUnder?: Map<Span, Span> }) {
+  if (trace.firstModelUnder) return trace.firstModelUnder
   const firstModelUnder = new Map<Span, Span>()
-  for (const model of models) {
-    for (let at = tree.parentOf(model); at && !firstModelUnder.has(at); at = tree.parentOf(at))
+  for (const model of [...trace.models].sort(byStart)) {
+    for (let at = trace.tree.parentOf(model); at && !firstModelUnder.has(at); at = trace.tree.parentOf(at))
       firstModelUnder.set(at, model)
   }
-  return { models, firstModelUnder }
+  trace.firstModelUnder = firstModelUnder
+  return firstModelUnder
 }
 
 /**
@@ -120,7 +129,7 @@ export function structureRuns(
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): StructuredRuns {
-  const trace: TraceModels = { tree, ...modelCalls(tree), openings: new Map() }
+  const trace: TraceModels = { tree, models: modelSpans(tree), openings: new Map() }
   // One candidate sits inside no other: nothing to decide (most traces).
   const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
   const keptInOrder: Span[] = []
@@ -131,8 +140,10 @@ export function structureRuns(
 /** What finding runs by structure reads of one trace, worked out once (no closures per trace). */
 interface TraceModels {
   tree: SpanTree
+  /** The model-call spans, in no particular order. */
   models: Span[]
-  firstModelUnder: Map<Span, Span>
+  /** Set by `firstModelUnderOf`. */
+  firstModelUnder?: Map<Span, Span>
   openings: Map<Span, Opening | undefined>
   /** The tool-call spans, listed when first asked (`toolSpans`). */
   tools?: Set<Span>
@@ -144,7 +155,8 @@ function keptCandidates(
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): Set<Span> {
-  const { tree, firstModelUnder, openings } = trace
+  const { tree, openings } = trace
+  const firstModelUnder = firstModelUnderOf(trace)
   const candidateSet = new Set(candidates)
   const memo = new Map<Span, Span | null>()
   const tools: ToolStops = { stops: undefined, memo: new Map() }
@@ -204,7 +216,7 @@ function startedByTool(
 function heldKeys(trace: TraceModels, runs: ReadonlySet<Span>): Set<string> {
   const keys = new Set<string>()
   for (const run of runs) {
-    const first = trace.firstModelUnder.get(run)
+    const first = firstModelUnderOf(trace).get(run)
     if (first) keys.add(keyOf(openingOf(first, trace.openings)))
   }
   return keys
@@ -243,6 +255,7 @@ function orphanCalls(trace: TraceModels, runs: ReadonlySet<Span>): Span[] {
     if (nearestAbove(tree, model, runs, underRun) !== undefined) continue
     if (nearestAbove(tree, model, lostParent, underLost) === undefined) orphans.push(model)
   }
+  if (orphans.length > 1) orphans.sort(byStart)
   // A model span that holds another is a wrapper of it (an agent span that records a prompt).
   const holdsModel = new Set<Span>()
   for (const model of orphans)
@@ -359,7 +372,7 @@ export function handoffs(tree: SpanTree, runs: readonly Span[]): Map<Span, Span[
     parents.add(run.parentSpanId)
   }
   if (!siblings) return new Map()
-  const { firstModelUnder } = modelCalls(tree)
+  const firstModelUnder = firstModelUnderOf({ tree, models: modelSpans(tree) })
   const openings = new Map<Span, Opening | undefined>()
   const chains = new Map<Span, Span[]>()
   const lastByParent = new Map<string, { head: Span; opening: Opening }>()
