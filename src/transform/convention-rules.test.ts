@@ -102,4 +102,53 @@ describe('reading rules shared by every convention', () => {
     expect(run!.input.inputMessages.map((message) => message.content.content)).toEqual(['Hello?'])
     expect(run!.notes).toContain("input: the agent span's own message list (no model call recorded a prompt)")
   })
+
+  describe('an agent called as a tool that recorded no input or answer of its own', () => {
+    /** A supervisor whose tool call `t` ran the sub-agent `b` with these arguments and result. */
+    const calledThrough = (args: string, result: string) => {
+      const call = span({
+        id: 't',
+        parent: 'a',
+        name: 'execute_tool researcher',
+        start: 2,
+        end: 8,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'researcher',
+          'gen_ai.tool.call.arguments': args,
+          'gen_ai.tool.call.result': result,
+        },
+      })
+      const sub = span({
+        id: 'b',
+        parent: 't',
+        name: 'invoke_agent researcher',
+        start: 3,
+        end: 7,
+        attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'researcher' },
+      })
+      // Its model call recorded no content (it went to log records only).
+      const chat = span({ id: 'm', parent: 'b', name: 'chat', start: 4, end: 6 })
+      chat.attributes = { 'gen_ai.operation.name': 'chat' }
+      const runs = extractAgentRuns([agentSpan, call, sub, chat])
+      return runs.find((run) => run.agentName === 'researcher')!
+    }
+
+    it("takes its input and final text from the calling tool call's arguments and result", () => {
+      const run = calledThrough('{"request":"Return policy?"}', '{"result":"30 days."}')
+      expect(run.input.inputMessages.map((message) => message.content.content)).toEqual(['Return policy?'])
+      expect(run.output[0]!.content.content).toBe('30 days.')
+      expect(run.recorded).toMatchObject({ input: true, finalText: true })
+      expect(run.notes).toContain(
+        "input: the calling tool call's arguments (the agent ran as a tool of its caller)",
+      )
+    })
+
+    it('does not guess from arguments or a result that are not one text', () => {
+      const run = calledThrough('{"question":"Return policy?","region":"EU"}', '{"hits":["30 days."]}')
+      expect(run.input.inputMessages).toEqual([])
+      expect(run.output[0]!.content.content).toBe('')
+      expect(run.recorded).toMatchObject({ input: false, finalText: false })
+    })
+  })
 })

@@ -2,6 +2,7 @@ import { type AgentRun, groupByTrace, type Span, StatusCode } from '../model/ind
 import { adoptOrphans } from './adopt-orphans.ts'
 import { resolveIdentity, stringOf } from './agent-identity.ts'
 import { findRuns } from './agent-spans.ts'
+import { CallingToolCall } from './calling-tool-call.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { AgentIdentity, ConventionReader } from './conventions/convention-reader.ts'
 import {
@@ -204,12 +205,13 @@ function agentInputOf(
   prompt: ChatMessage[] | undefined,
   notes: Notes,
   tree: SpanTree,
+  called: CallingToolCall,
 ): ChatMessage[] | undefined {
   const input = reader.agentInput(agent, notes, tree)
   if (input || prompt) return input
   const held = modelContent(agent).prompt
   if (held) notes.add("input: the agent span's own message list (no model call recorded a prompt)")
-  return held
+  return held ?? called.input(notes)
 }
 
 /** Notes what the trace lacks around a run: its agent span or that span's parent, parents of adopted spans, an end. */
@@ -287,8 +289,13 @@ function buildRun(
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const instructions = reader.instructions(agent, notes)
   const prompt = unwrap(firstPrompt(models, notes))
+  const called = new CallingToolCall(tree, agent, parentRun?.spanId)
   const conversation = splitConversation(
-    { instructions, agentInput: agentInputOf(agent, reader, prompt, notes, tree), firstPrompt: prompt },
+    {
+      instructions,
+      agentInput: agentInputOf(agent, reader, prompt, notes, tree, called),
+      firstPrompt: prompt,
+    },
     notes,
   )
   const recorded = instructions !== undefined
@@ -306,7 +313,7 @@ function buildRun(
     runFailed(span, toolCalls, models, notes, span === agent ? reader : readerFor(span)),
   )
   const texts = stepTexts(runSpans, notes, outputs)
-  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs }, notes)
+  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs, called }, notes)
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)

@@ -1,4 +1,5 @@
 import type { Span } from '../model/index.ts'
+import type { CallingToolCall } from './calling-tool-call.ts'
 import { type ChatMessage, messageText } from './chat-message.ts'
 import type { ConventionReader } from './conventions/convention-reader.ts'
 import type { ModelOutputs } from './model-outputs.ts'
@@ -72,7 +73,15 @@ export function pickFinalText(
     stepTexts,
     failed,
     outputs,
-  }: { models: readonly Span[]; stepTexts: readonly string[]; failed: boolean; outputs: ModelOutputs },
+    called,
+  }: {
+    models: readonly Span[]
+    stepTexts: readonly string[]
+    failed: boolean
+    outputs: ModelOutputs
+    /** The tool call that ran this agent, if one did: its result is the answer it gave back. */
+    called?: CallingToolCall
+  },
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
@@ -95,6 +104,8 @@ export function pickFinalText(
   const text = fromModel ? lastText(fromModel) : undefined
   if (text !== undefined && !isRuntimeRepr(text)) return text
   if (fromModel && text === undefined) return ''
+  const given = called?.finalText(notes)
+  if (given !== undefined) return given
   notes.missing('finalText', 'final text not recorded (content capture off?)')
   return ''
 }
