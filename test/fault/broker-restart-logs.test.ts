@@ -1,7 +1,7 @@
 /**
  * The broker stops (controlled shutdown) for 10 s while `tracescore run` reads a span topic and a
  * logs topic (kafka.logsTopic) and scores a backlog of runs whose content is only in log records,
- * then restarts on its kept data. A private broker (scripts/kafka-start.sh on FAULT_BROKER_PORT +
+ * then restarts on its kept data; the backlog's last third is produced after the restart. A private broker (scripts/kafka-start.sh on FAULT_BROKER_PORT +
  * 30, away from broker-restart.test.ts's lanes), so the shared one is untouched. Proves: the same
  * process recovers by itself, every run is scored, the source's committed offsets on the
  * repartitioned topic never covered a span or log record of an undelivered run (sampled while the
@@ -41,6 +41,8 @@ const PORT = Number(process.env.FAULT_BROKER_PORT ?? 29392) + 30
 const RUNS = Number(process.env.FAULT_BROKER_LOGS_RUNS ?? 3_000)
 const PARTITIONS = 2
 const OUTAGE_MS = 10_000
+/** Runs produced before the outage; the rest after the broker is back. */
+const BEFORE_OUTAGE = Math.round((RUNS * 2) / 3 / 100) * 100
 
 describe('broker restart while tracescore run reads spans and log records from two topics', () => {
   const broker = privateBroker(PORT)
@@ -71,17 +73,23 @@ describe('broker restart while tracescore run reads spans and log records from t
     })
     await admin.disconnect()
     const traceIds = logRunTraceIds(RUNS)
-    const producer = kafka.producer()
-    await producer.connect()
-    for (let i = 0; i < RUNS; i += 100)
-      await produceLogRuns(
-        producer,
-        { spans: spansTopic, logs: logsTopic },
-        traceIds.slice(i, i + 100),
-        PARTITIONS,
-        i,
-      )
-    await producer.disconnect()
+    // Two thirds of the backlog before the outage, a third after it: however fast the service
+    // scores the first part (the broker's controlled shutdown can take seconds), the rest is read,
+    // scored and committed only through the consumers that lived through the outage.
+    const produce = async (from: number, to: number) => {
+      const producer = kafka.producer()
+      await producer.connect()
+      for (let i = from; i < to; i += 100)
+        await produceLogRuns(
+          producer,
+          { spans: spansTopic, logs: logsTopic },
+          traceIds.slice(i, Math.min(i + 100, to)),
+          PARTITIONS,
+          i,
+        )
+      await producer.disconnect()
+    }
+    await produce(0, BEFORE_OUTAGE)
 
     receiver = await startOtlpReceiver()
     const rx = receiver
@@ -112,6 +120,7 @@ describe('broker restart while tracescore run reads spans and log records from t
     await broker.stop()
     await new Promise((r) => setTimeout(r, OUTAGE_MS))
     await broker.restart()
+    await produce(BEFORE_OUTAGE, RUNS)
     const after = sampleCommits(kafka, groupId, byTrace)
     await until(
       () => delivered().size >= RUNS,
@@ -157,7 +166,7 @@ describe('broker restart while tracescore run reads spans and log records from t
       rx,
     )
     console.log(
-      `broker restart with two topics: ${RUNS} runs (${scoredBefore} scored before the outage), ` +
+      `broker restart with two topics: ${RUNS} runs (${RUNS - BEFORE_OUTAGE} produced after it; ${scoredBefore} scored before the outage), ` +
         `${records} repartitioned records (${logRecords} of log records), ` +
         `${sampler.samples.length + after.samples.length} commit samples, ${violations} violations, ` +
         `${withoutContent} runs scored without their log record, last commit ${commitWaitS} s after all runs scored, ` +
