@@ -6,7 +6,7 @@
  * `import … from 'tracescore'` resolves to the package.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
@@ -20,6 +20,30 @@ export function writeTempFile(name: string, content: string | Uint8Array): strin
   const path = `${dir}/${name}`
   writeFileSync(path, content)
   return path
+}
+
+let distChecked: string | undefined
+
+/**
+ * Why dist/ cannot be what these tests run, or '' when it is current: a test run on its own
+ * (`npx vitest run --project fault …`) does not build it, and a dist/ older than src/ runs old code
+ * silently (two fault-test failures under load were a dist/ that predated the fixes they tested).
+ * Missing files are left to the start's own retry (a build under way).
+ */
+function staleDist(): string {
+  const newest = (dir: string, keep: (name: string) => boolean) => {
+    let at = 0
+    for (const name of readdirSync(dir, { recursive: true }) as string[])
+      if (keep(name)) at = Math.max(at, statSync(`${dir}/${name}`).mtimeMs)
+    return at
+  }
+  if (!existsSync(`${repoRoot}dist`)) return ''
+  // What tsconfig.build.json compiles: no tests, no testing/ helpers.
+  const compiled = (name: string) =>
+    name.endsWith('.ts') && !/\.test(-d)?\.ts$/.test(name) && !/(^|\/)testing\//.test(name)
+  const source = newest(`${repoRoot}src`, compiled)
+  const built = newest(`${repoRoot}dist`, (name) => name.endsWith('.js'))
+  return source > built ? 'dist/ is older than src/: run `npm run build` before these tests' : ''
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -58,6 +82,8 @@ export function spawnTracescore(
   args: string[],
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): TracescoreProcess {
+  distChecked ??= staleDist()
+  if (distChecked) throw new Error(distChecked)
   const child = spawn(process.execPath, ['bin/tracescore.js', ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
