@@ -10,6 +10,8 @@ interface Conversation {
   input: ChatMessage[]
   /** Earlier conversation, oldest first. */
   remembered: ChatMessage[]
+  /** The messages are the agent span's own (no framework template can wrap them). */
+  fromAgent: boolean
 }
 
 /**
@@ -32,10 +34,9 @@ export function splitConversation(
 ): Conversation {
   const fromAgent = withoutRepr(agentInput, notes)?.filter((message) => message.role !== 'system')
   const fromPrompt = firstPrompt?.filter((message) => message.role !== 'system')
-  const messages =
-    fromAgent && fromAgent.length > 0 && (!fromPrompt || fromAgent.length >= fromPrompt.length)
-      ? fromAgent
-      : (fromPrompt ?? fromAgent ?? [])
+  const ownInput =
+    fromAgent !== undefined && fromAgent.length > 0 && (!fromPrompt || fromAgent.length >= fromPrompt.length)
+  const messages = ownInput ? fromAgent : (fromPrompt ?? fromAgent ?? [])
   if (!fromAgent && !firstPrompt) notes.missing('input', 'input messages not recorded (content capture off?)')
   if (!instructions && !firstPrompt)
     notes.missing('system', 'system instructions not recorded (no model call prompt)')
@@ -47,11 +48,16 @@ export function splitConversation(
   while (last >= 0 && messages[last]!.role !== 'user') last--
   if (last < 0) {
     if (messages.length > 0) notes.add('no user message in the recorded input')
-    return { system, input: [], remembered: messages }
+    return { system, input: [], remembered: messages, fromAgent: ownInput }
   }
   let first = last
   while (first > 0 && messages[first - 1]!.role === 'user') first--
-  return { system, input: messages.slice(first, last + 1), remembered: messages.slice(0, first) }
+  return {
+    system,
+    input: messages.slice(first, last + 1),
+    remembered: messages.slice(0, first),
+    fromAgent: ownInput,
+  }
 }
 
 /**

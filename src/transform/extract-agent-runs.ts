@@ -140,7 +140,7 @@ interface RunPlace {
 function unwrapTemplates(
   agent: Span,
   { recorded, agentName }: { recorded: boolean; agentName: string | undefined },
-  conversation: { system: string[]; input: ChatMessage[] },
+  conversation: { system: string[]; input: ChatMessage[]; fromAgent: boolean },
   notes: Notes,
 ): void {
   if (!recorded && conversation.system.length > 0) {
@@ -160,7 +160,8 @@ function unwrapTemplates(
       }
     }
   }
-  unwrapTemplatedInput(agent, conversation.input, notes)
+  // Input the agent span recorded itself is no template's: only the first prompt's may be.
+  if (!conversation.fromAgent) unwrapTemplatedInput(agent, conversation.input, notes)
 }
 
 /**
@@ -184,12 +185,16 @@ function unwrapTemplatedInput(agent: Span, input: ChatMessage[], notes: Notes): 
  * answer where a later one did (a span that only prepares the request, LlamaIndex's
  * `_prepare_chat_with_tools`), so content capture off still reads the first call.
  */
-function firstPrompt(models: readonly Span[], notes: Notes): ChatMessage[] | undefined {
+function firstPrompt(
+  models: readonly Span[],
+  notes: Notes,
+  outputs: ModelOutputs,
+): ChatMessage[] | undefined {
   for (const model of models) {
-    const reader = readerFor(model)
-    const prompt = reader?.modelInput(model, notes)
+    const prompt = readerFor(model)?.modelInput(model, notes)
     if (prompt && prompt.length > 0) return prompt
-    if (reader?.modelOutput(model, new Notes())?.length) return prompt
+    // Read once for the run: its tool calls and texts read the same output (notes given then).
+    if (outputs.peek(model, new Notes())?.length) return prompt
   }
   return undefined
 }
@@ -288,7 +293,9 @@ function buildRun(
   const unwrap = (prompt: ChatMessage[] | undefined) =>
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt
   const instructions = reader.instructions(agent, notes)
-  const prompt = unwrap(firstPrompt(models, notes))
+  // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
+  const outputs = new ModelOutputs()
+  const prompt = unwrap(firstPrompt(models, notes, outputs))
   const called = new CallingToolCall(tree, agent, parentRun?.spanId)
   const conversation = splitConversation(
     {
@@ -300,8 +307,6 @@ function buildRun(
   )
   const recorded = instructions !== undefined
   unwrapTemplates(agent, { recorded, agentName: identity.agentName }, conversation, notes)
-  // Each model call's output is read once for the run: tool calls keep values of it, texts peek.
-  const outputs = new ModelOutputs()
   // A run without model-call spans (a remote agent) may still report its tool calls itself.
   const toolCalls = collectToolCalls(
     models.length > 0 ? runSpans : { ...runSpans, models: [agent] },

@@ -11,7 +11,7 @@ import { exceptionMessage } from '../span-error.ts'
 import type { SpanTree } from '../span-tree.ts'
 import { builtinReader } from './builtin-readers.ts'
 import { type CompiledSource, compileSources, readMessages, readText, readValue } from './field-source.ts'
-import { type Branch, compileBranches, compileMatcher, type SpanTest, testSpan } from './matcher.ts'
+import { type Branch, compileBranches, compileMatcher, type SpanTest, spanMatcher } from './matcher.ts'
 import type { FieldSource, Profile, Shape } from './profile-schema.ts'
 
 /** Roles in the order a profile's matchers are tried. */
@@ -150,14 +150,14 @@ export function compileProfile(profile: Profile): ConventionReader {
 export function compileProfileParts(profile: Profile): CompiledProfile {
   const base = profile.extends ? builtinReader(profile.extends) : undefined
   const f = compileFields(profile)
-  const owns = profile.owns ? compileMatcher(profile.owns) : undefined
+  const owns = profile.owns ? spanMatcher(profile.owns) : undefined
   const messages = (list: CompiledSource[] | undefined, role: ChatMessage['role'], field: string) =>
     list
       ? (span: Span, notes: Notes, tree?: SpanTree) => readMessages(span, list, notes, role, field, tree)
       : undefined
   const reader: ConventionReader = {
     convention: profile.convention ?? base?.convention ?? 'generic',
-    matches: owns ? (span) => testSpan(owns, span) : base!.matches,
+    matches: owns ?? base!.matches,
     role: roleReader(profile, base),
     identity: identityReader(f, base),
     instructions: f.instructions

@@ -92,6 +92,55 @@ export function compileMatcher(matcher: SpanMatcher): SpanTest {
   }
 }
 
+/** Name-and-scope pairs a {@link spanMatcher} remembers; past this many, it asks each span. */
+const MAX_PAIRS = 4_096
+/** Longest name plus scope remembered. */
+const MAX_PAIR_CHARS = 512
+
+/**
+ * A matcher as a test of whole spans, for a reader's `matches` (asked of every span of every
+ * trace): what its branches ask of a span's name and scope is worked out once per name-and-scope
+ * pair, so most spans are rejected by one lookup and only the attribute tests left are asked.
+ * A matcher whose branches ask nothing of names tests the attributes directly.
+ */
+export function spanMatcher(matcher: SpanMatcher): (span: Span) => boolean {
+  const branches = compileBranches(matcher)
+  if (branches.every((branch) => branch.byName === undefined)) {
+    const test = compileMatcher(matcher)
+    return (span) => testSpan(test, span)
+  }
+  type Open = ((attributes: Attributes) => boolean) | undefined
+  const openOf = (name: string, scope: string | undefined): Open[] => {
+    const open: Open[] = []
+    for (const { byName, byAttributes } of branches)
+      if (!byName || byName(name, scope)) open.push(byAttributes)
+    return open
+  }
+  // By scope, then by name: no key is built per span.
+  const remembered = new Map<string | undefined, Map<string, Open[]>>()
+  let pairs = 0
+  return (span) => {
+    const name = span.name
+    const scope = span.scope?.name
+    let byName = remembered.get(scope)
+    let open = byName?.get(name)
+    if (open === undefined) {
+      open = openOf(name, scope)
+      // Long names are not kept (a hostile trace's names would stay in memory).
+      if (pairs < MAX_PAIRS && name.length + (scope?.length ?? 0) <= MAX_PAIR_CHARS) {
+        if (!byName) {
+          byName = new Map()
+          remembered.set(scope, byName)
+        }
+        byName.set(name, open)
+        pairs++
+      }
+    }
+    for (const test of open) if (!test || test(span.attributes)) return true
+    return false
+  }
+}
+
 /** The attribute keys a matcher reads: what the ingest path's role view must decode at once. */
 export function matcherKeys(matcher: SpanMatcher | undefined): string[] {
   if (!matcher) return []
