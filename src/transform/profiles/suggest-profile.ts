@@ -1,4 +1,4 @@
-import type { Span } from '../../model/index.ts'
+import { type Span, StatusCode } from '../../model/index.ts'
 import { parseMessages } from '../parse-messages.ts'
 import { requestMessages, responseMessages } from '../provider-wire.ts'
 import { isRecord, parseJsonValue } from '../read-attribute.ts'
@@ -16,7 +16,7 @@ const MAX_GUESS_CHARS = 1_000_000
 type Source = {
   attribute: string
   path?: string
-  shape: 'provider-request' | 'provider-response' | 'messages'
+  shape: 'provider-request' | 'provider-response' | 'messages' | 'text'
 }
 
 /** Where a value holds a model prompt or answer: the attribute itself or one key down. */
@@ -44,12 +44,55 @@ function contentSources(span: Span): { prompt?: Source; answer?: Source } {
   return found
 }
 
-/** A matcher for spans of these names: the name, else the first word they share as a pattern. */
+/**
+ * A model's answer held as plain text under a legacy key (`gen_ai.completion`, `llm.completion`):
+ * read where no span holds JSON content. A plain-text prompt is not proposed: it is the whole
+ * conversation flattened into one text (system, user and tool turns run together), which no shape
+ * splits back into messages.
+ */
+function textAnswer(span: Span): Source | undefined {
+  for (const [key, raw] of Object.entries(span.attributes))
+    if (
+      typeof raw === 'string' &&
+      raw.trim() !== '' &&
+      /(^|\.)completion$/i.test(key) &&
+      !/^\s*[[{]/.test(raw)
+    )
+      return { attribute: key, shape: 'text' }
+  return undefined
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** The longest start all names share, cut after its last separator (`.`, ` `, `_`, `/`, `:`). */
+function sharedStart(names: readonly string[]): string {
+  let end = 0
+  const first = names[0]!
+  while (end < first.length && names.every((name) => name[end] === first[end])) end++
+  let cut = end
+  while (cut > 0 && !/[. _/:]/.test(first[cut - 1]!)) cut--
+  return first.slice(0, cut)
+}
+
+/** A matcher for spans of these names: the name, else the start they share as a pattern. */
 function nameMatcher(names: string[]): { spanName: string } | { spanNamePattern: string } {
   const distinct = [...new Set(names)]
   if (distinct.length === 1) return { spanName: distinct[0]! }
-  const first = distinct[0]!.split(' ')[0]!
-  return { spanNamePattern: `^${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` }
+  const shared = sharedStart(distinct) || distinct[0]!.split(' ')[0]!
+  return { spanNamePattern: `^${escapeRegExp(shared)}` }
+}
+
+/**
+ * Where agent spans without a name key name their agent: the part of their span names after the
+ * start they share, up to the next separator (`langchain4j.aiservices.<Agent>.chat`), when it
+ * differs between them.
+ */
+function nameInSpanNames(names: readonly string[]): { spanName: string } | undefined {
+  const distinct = [...new Set(names)]
+  if (distinct.length < 2) return undefined
+  const shared = sharedStart(distinct)
+  if (shared === '' || !/[.:/]$/.test(shared)) return undefined
+  return { spanName: `^${escapeRegExp(shared)}([^./: ]+)` }
 }
 
 /**
@@ -74,18 +117,34 @@ function put(target: Record<string, unknown>, field: string, value: unknown): vo
 /** A starting profile for the spans of some traces; undefined when no span looks like a model call. */
 export function suggestProfile(spans: readonly Span[]): Profile | undefined {
   const byId = new Map(spans.map((span) => [span.spanId, span]))
-  const models = spans.flatMap((span) => {
+  let models = spans.flatMap((span) => {
     const found = contentSources(span)
     return found.prompt || found.answer ? [{ span, ...found }] : []
   })
+  // No JSON content anywhere: answers held as plain text, by a convention's legacy key.
+  if (models.length === 0)
+    models = spans.flatMap((span) => {
+      const answer = textAnswer(span)
+      return answer ? [{ span, answer, prompt: undefined }] : []
+    })
   if (models.length === 0) return undefined
   const modelIds = new Set(models.map((m) => m.span.spanId))
   const agents = [...new Set(models.flatMap((m) => byId.get(m.span.parentSpanId ?? '') ?? []))]
   const agentIds = new Set(agents.map((span) => span.spanId))
-  const tools = spans.filter((span) => agentIds.has(span.parentSpanId ?? '') && !modelIds.has(span.spanId))
+  // Model calls that recorded nothing (a failed call, a turn with only tool calls) share a name with those that did.
+  const modelNames = new Set(models.map((m) => m.span.name))
+  const tools = spans.filter(
+    (span) =>
+      agentIds.has(span.parentSpanId ?? '') && !modelIds.has(span.spanId) && !modelNames.has(span.name),
+  )
   const above = spans.filter((span) => agents.some((agent) => agent.parentSpanId === span.spanId))
   const agent: Record<string, unknown> = {}
-  put(agent, 'name', keyLike(agents, /(^|\.)agent\.name$/i, /^(agent|agent_name)$/i, /^name$/i))
+  put(
+    agent,
+    'name',
+    keyLike(agents, /(^|\.)agent\.name$/i, /^(agent|agent_name)$/i, /^name$/i) ??
+      nameInSpanNames(agents.map((span) => span.name)),
+  )
   const conversation = keyLike(
     [...agents, ...above],
     /^(session|session_id|conversation|conversation_id|thread|thread_id)$/i,
@@ -104,9 +163,20 @@ export function suggestProfile(spans: readonly Span[]): Profile | undefined {
   put(model, 'prompt', models.find((m) => m.prompt)?.prompt)
   put(model, 'answer', models.find((m) => m.answer)?.answer)
   const scope = models[0]!.span.scope?.name
-  const errorKey = keyLike([...agents, ...tools, ...models.map((m) => m.span)], /^(error|failure)$/i)
+  const roleSpans = [...agents, ...tools, ...models.map((m) => m.span)]
+  const errorKey = keyLike(roleSpans, /^(error|failure)$/i)
+  // Failures recorded only as `exception` events on spans whose status is not ERROR.
+  const exceptionEvents =
+    !errorKey &&
+    roleSpans.some(
+      (span) =>
+        span.status?.code !== StatusCode.ERROR && span.events.some((event) => event.name === 'exception'),
+    )
+  // Spans with GenAI keys: what the profile does not say is the GenAI reader's.
+  const genAi = models.some((m) => Object.keys(m.span.attributes).some((key) => key.startsWith('gen_ai.')))
   const profile: Profile = {
     name: scope || 'my-producer',
+    ...(genAi ? { extends: 'genai' as const } : {}),
     owns: scope ? { scope } : nameMatcher(models.map((m) => m.span.name)),
     roles: {
       ...(agents.length ? { agent: nameMatcher(agents.map((span) => span.name)) } : {}),
@@ -115,6 +185,7 @@ export function suggestProfile(spans: readonly Span[]): Profile | undefined {
     },
     fields: { agent, model, tool } as Profile['fields'],
     ...(errorKey ? { status: { attribute: { key: errorKey }, message: errorKey } } : {}),
+    ...(exceptionEvents ? { status: { exceptionEvent: true } } : {}),
   }
   return profile
 }
