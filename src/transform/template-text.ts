@@ -6,27 +6,21 @@ const MIN_CHARS = 12
 /** Values nested deeper than this inside an attribute's JSON are not looked at. */
 const MAX_DEPTH = 2
 
-/** Every string an attribute holds: the value, or the strings of its JSON object a few levels down. */
-function stringsOf(value: unknown, depth: number, into: string[]): void {
+/**
+ * Gives `visit` every string an attribute holds long enough to tell from a template's own words:
+ * the value, or the strings of its JSON object a few levels down. Nothing is collected or kept:
+ * most runs ask this once (instructions or input), and a list per agent span cost more to build
+ * and remember than reading the span again.
+ */
+function eachString(value: unknown, depth: number, visit: (text: string) => void): void {
   if (typeof value === 'string') {
-    into.push(value)
-    if (depth === 0 && value.charCodeAt(0) === 123 /* { */) stringsOf(parseJsonValue(value), depth + 1, into)
+    if (value.length < MIN_CHARS) return
+    visit(value)
+    if (depth === 0 && value.charCodeAt(0) === 123 /* { */)
+      eachString(parseJsonValue(value), depth + 1, visit)
   } else if (isRecord(value) && depth <= MAX_DEPTH) {
-    for (const key in value) stringsOf(value[key], depth + 1, into)
+    for (const key in value) eachString(value[key], depth + 1, visit)
   }
-}
-
-/** Every string the agent span records, worked out once per span (instructions and input both ask). */
-const stringsBySpan = new WeakMap<Span, string[]>()
-
-function recordedStrings(agent: Span): string[] {
-  let strings = stringsBySpan.get(agent)
-  if (!strings) {
-    strings = []
-    for (const key in agent.attributes) stringsOf(agent.attributes[key], 0, strings)
-    stringsBySpan.set(agent, strings)
-  }
-  return strings
 }
 
 /**
@@ -52,14 +46,13 @@ export function textInsideTemplate(
   { fieldOnly = false }: { fieldOnly?: boolean } = {},
 ): string | undefined {
   if (prompt.length <= MIN_CHARS) return undefined
-  const strings = recordedStrings(agent)
   let best: string | undefined
-  for (const text of strings) {
+  const consider = (text: string) => {
     const trimmed = text.trim()
-    if (trimmed.length < MIN_CHARS || trimmed.length >= prompt.length) continue
-    if (best !== undefined && trimmed.length <= best.length) continue
+    if (trimmed.length < MIN_CHARS || trimmed.length >= prompt.length) return
+    if (best !== undefined && trimmed.length <= best.length) return
     const at = prompt.indexOf(trimmed)
-    if (at < 0) continue
+    if (at < 0) return
     const before = prompt.slice(Math.max(0, at - 2), at)
     const after = prompt[at + trimmed.length]
     const quoted = /["'“«]$/.test(before) && /["'”»]/.test(after ?? '')
@@ -67,6 +60,7 @@ export function textInsideTemplate(
     const field = (at === 0 || /(?:\n|: )$/.test(before)) && (after === undefined || after === '\n')
     if (!quoted && (!fieldOnly || field)) best = trimmed
   }
+  for (const key in agent.attributes) eachString(agent.attributes[key], 0, consider)
   return best
 }
 
