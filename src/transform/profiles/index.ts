@@ -4,7 +4,7 @@ import type { Attributes, Span } from '../../model/index.ts'
 import type { ConventionReader } from '../conventions/convention-reader.ts'
 import { setProfileReaders } from '../detect-convention.ts'
 import { type CompiledProfile, compileProfileParts } from './compile-profile.ts'
-import { compileBranches, matcherKeys } from './matcher.ts'
+import { byNameAndScope, compileBranches, matcherKeys } from './matcher.ts'
 import type { Profile } from './profile-schema.ts'
 
 export { compileProfile, isProfileReader } from './compile-profile.ts'
@@ -72,11 +72,6 @@ interface Candidate {
   whole?: boolean
 }
 
-/** Name-and-scope pairs remembered; past this many, candidates are worked out per span. */
-const MAX_REMEMBERED_NAMES = 4_096
-/** Longest name plus scope remembered. */
-const MAX_REMEMBERED_CHARS = 512
-
 /**
  * The reader of the first profile that owns a span. What the profiles ask of a span's name and
  * scope is worked out once per name-and-scope pair (spans of one producer share a few: most
@@ -85,10 +80,7 @@ const MAX_REMEMBERED_CHARS = 512
  */
 function ownerOf(compiled: readonly CompiledProfile[]): (span: Span) => ConventionReader | undefined {
   const profiles = compiled.map(({ reader, owns }) => ({ reader, branches: owns }))
-  // By scope, then by name: no key is built per span. Pairs are counted against the bound.
-  const remembered = new Map<string | undefined, Map<string, Candidate[]>>()
-  let pairs = 0
-  const candidatesOf = (name: string, scope: string | undefined): Candidate[] => {
+  const candidatesOf = byNameAndScope((name, scope): Candidate[] => {
     const candidates: Candidate[] = []
     for (const { reader, branches } of profiles) {
       if (!branches) candidates.push({ reader, whole: true })
@@ -100,24 +92,9 @@ function ownerOf(compiled: readonly CompiledProfile[]): (span: Span) => Conventi
         }
     }
     return candidates
-  }
+  })
   return (span) => {
-    const name = span.name
-    const scope = span.scope?.name
-    let byName = remembered.get(scope)
-    let candidates = byName?.get(name)
-    if (candidates === undefined) {
-      candidates = candidatesOf(name, scope)
-      // Long names are not kept (a hostile trace's names would stay in memory).
-      if (pairs < MAX_REMEMBERED_NAMES && name.length + (scope?.length ?? 0) <= MAX_REMEMBERED_CHARS) {
-        if (!byName) {
-          byName = new Map()
-          remembered.set(scope, byName)
-        }
-        byName.set(name, candidates)
-        pairs++
-      }
-    }
+    const candidates = candidatesOf(span)
     if (candidates.length === 0) return undefined
     const attributes = span.attributes
     for (const { reader, byAttributes, whole } of candidates) {

@@ -92,16 +92,43 @@ export function compileMatcher(matcher: SpanMatcher): SpanTest {
   }
 }
 
-/** Name-and-scope pairs a {@link spanMatcher} remembers; past this many, it asks each span. */
+/** Name-and-scope pairs a {@link byNameAndScope} remembers; past this many, it works each out again. */
 const MAX_PAIRS = 4_096
 /** Longest name plus scope remembered. */
 const MAX_PAIR_CHARS = 512
 
 /**
+ * `work` of a span's name and scope, worked out once per pair (spans of one producer share a few):
+ * by scope, then by name, so no key is built per span. Bounded: past {@link MAX_PAIRS} pairs, or
+ * for a long name, it is worked out each time (a hostile trace's names would stay in memory).
+ */
+export function byNameAndScope<T>(work: (name: string, scope: string | undefined) => T): (span: Span) => T {
+  const remembered = new Map<string | undefined, Map<string, T>>()
+  let pairs = 0
+  return (span) => {
+    const name = span.name
+    const scope = span.scope?.name
+    let byName = remembered.get(scope)
+    const known = byName?.get(name)
+    if (known !== undefined) return known
+    const value = work(name, scope)
+    if (pairs < MAX_PAIRS && name.length + (scope?.length ?? 0) <= MAX_PAIR_CHARS) {
+      if (!byName) {
+        byName = new Map()
+        remembered.set(scope, byName)
+      }
+      byName.set(name, value)
+      pairs++
+    }
+    return value
+  }
+}
+
+/**
  * A matcher as a test of whole spans, for a reader's `matches` (asked of every span of every
- * trace): what its branches ask of a span's name and scope is worked out once per name-and-scope
- * pair, so most spans are rejected by one lookup and only the attribute tests left are asked.
- * A matcher whose branches ask nothing of names tests the attributes directly.
+ * trace): what its branches ask of a span's name and scope is worked out once per pair, so most
+ * spans are rejected by one lookup and only the attribute tests left are asked. A matcher whose
+ * branches ask nothing of names tests the attributes directly.
  */
 export function spanMatcher(matcher: SpanMatcher): (span: Span) => boolean {
   const branches = compileBranches(matcher)
@@ -109,34 +136,14 @@ export function spanMatcher(matcher: SpanMatcher): (span: Span) => boolean {
     const test = compileMatcher(matcher)
     return (span) => testSpan(test, span)
   }
-  type Open = ((attributes: Attributes) => boolean) | undefined
-  const openOf = (name: string, scope: string | undefined): Open[] => {
-    const open: Open[] = []
+  const openOf = byNameAndScope((name, scope) => {
+    const open: (((attributes: Attributes) => boolean) | undefined)[] = []
     for (const { byName, byAttributes } of branches)
       if (!byName || byName(name, scope)) open.push(byAttributes)
     return open
-  }
-  // By scope, then by name: no key is built per span.
-  const remembered = new Map<string | undefined, Map<string, Open[]>>()
-  let pairs = 0
+  })
   return (span) => {
-    const name = span.name
-    const scope = span.scope?.name
-    let byName = remembered.get(scope)
-    let open = byName?.get(name)
-    if (open === undefined) {
-      open = openOf(name, scope)
-      // Long names are not kept (a hostile trace's names would stay in memory).
-      if (pairs < MAX_PAIRS && name.length + (scope?.length ?? 0) <= MAX_PAIR_CHARS) {
-        if (!byName) {
-          byName = new Map()
-          remembered.set(scope, byName)
-        }
-        byName.set(name, open)
-        pairs++
-      }
-    }
-    for (const test of open) if (!test || test(span.attributes)) return true
+    for (const test of openOf(span)) if (!test || test(span.attributes)) return true
     return false
   }
 }
