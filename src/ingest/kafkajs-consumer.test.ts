@@ -123,6 +123,17 @@ describe('stopping a kafkajs consumer', () => {
     expect(fake.log.slice(-2)).toEqual([EVENTS.GROUP_JOIN, 'disconnect'])
   })
 
+  it('disconnects again after a crash whose restart kafkajs decided just before stop', async () => {
+    const { fake, consumer } = await joinedConsumer()
+    await consumer.stop()
+    // kafkajs asked restartOnFailure before the stop, emits the crash after it, then arms its
+    // restart timer: a disconnect must come after that, when it clears the timer.
+    fake.emit(EVENTS.CRASH, { error: new Error('connection closed'), restart: true })
+    expect(fake.log.at(-1)).toBe(EVENTS.CRASH)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(fake.log.slice(-2)).toEqual([EVENTS.CRASH, 'disconnect'])
+  })
+
   it('disconnects at once when no join is under way', async () => {
     const { fake, consumer } = await joinedConsumer()
     await consumer.stop()

@@ -103,6 +103,10 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
     c.on(c.events.CRASH, (event) => {
       guard.joinEnded()
       const { error, restart } = event.payload
+      // A restart kafkajs decided just before `stop` (restartOnFailure asked before it) arms its
+      // timer after this event, and after a disconnect that stop may already have made: disconnect
+      // once more when the timer is armed, which clears it.
+      if (restart && guard.stopping()) setTimeout(() => void c.disconnect().catch(() => {}), 0)
       if (restart) handlers.onCrash(error, true)
       else declareDead(handlers, error)
     })
@@ -183,7 +187,8 @@ const JOIN_END_WAIT_MS = 25_000
  * What makes `stop` final on a kafkajs 2.2.4 consumer. Two of its paths outlive `disconnect`:
  * - a crash that kafkajs restarts: its restart timer is armed after `disconnect` may already
  *   have cleared it, and the new start reconnects; so once stopping, `retry.restartOnFailure`
- *   answers no;
+ *   answers no, and a crash whose restart it allowed just before the stop is followed by one
+ *   more `disconnect` once the timer is armed (the `CRASH` listener);
  * - a stop during a group join (the first, or a restart's: after a broker restart the
  *   coordinator loads for seconds): the runner is not "running" yet, so its stop returns at once
  *   and is then forgotten; the join goes on over connections it reopens and ends either with a
