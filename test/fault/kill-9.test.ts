@@ -11,7 +11,9 @@
  * repeated judge requests are at most the requests in flight at the kills (sent
  * by the killed process, answer never kept), all within a few seconds before a kill; the
  * service's own count of them (`tracescore_judge_requests_repeated_total`, scraped before each
- * kill) is at most the judge's. Then, with everything committed: a restart
+ * kill) is at most the steps the ledger shows noted as asked again (not the judge's count: a step
+ * noted by a process killed before its request reached the judge is asked again and counted, and
+ * the judge saw it once). Then, with everything committed: a restart
  * asks the judge nothing, a restart that reads the whole topic again (a new group) nor a `replay`
  * ask it nothing and deliver every score unchanged, and `replay --rescore` asks it once per run.
  *
@@ -33,9 +35,11 @@ import {
   keptAnswers,
   repeatedRequests,
   startCountingJudge,
+  stepsNotedAgain,
   unexplainedRepeats,
   unkeptAtKills,
   unkeptAwayFromKills,
+  unkeptAwayFromKillsDetail,
 } from '../helpers/fault-ledger.ts'
 import {
   deliveredRuns,
@@ -108,6 +112,7 @@ describe('kill -9 of tracescore run during a stream', () => {
     receiver = await startOtlpReceiver()
     judge = await startCountingJudge(() => JUDGE_MS[0] + Math.random() * (JUDGE_MS[1] - JUDGE_MS[0]))
     const rx = receiver
+    const startedAt = Date.now()
     const config = configFor(groupId)
     // Traffic for 300 s at most: enough for the five kills on a slow machine.
     const planned = makeRuns(2 * RUNS, 7)
@@ -153,6 +158,8 @@ describe('kill -9 of tracescore run during a stream', () => {
     const judgeInFlight: number[] = []
     /** Requests each killed process counted as asked again (scraped just before its kill). */
     const countedRepeats: number[] = []
+    /** Each killed process's output, for a failure's message. */
+    const outputs: string[] = []
     // Each kill hits a process in steady streaming: it has run 3 s and caught up with the producer
     // to within ~2 s of traffic (after a restart it first replays the backlog of the rejoin).
     for (let k = 0; k < KILLS; k++) {
@@ -168,6 +175,7 @@ describe('kill -9 of tracescore run during a stream', () => {
       killedAt.push(Date.now())
       judgeInFlight.push(judge.inFlight())
       await service.kill9()
+      outputs.push(service.output())
       kills.push((await service.exited).signal)
       // The process is dead: the group's committed offsets are what it managed to commit, and the
       // scores that arrive until the next process starts are the ones it sent (an export in flight
@@ -232,6 +240,7 @@ describe('kill -9 of tracescore run during a stream', () => {
     const repeats = repeatedRequests(byKey)
     // Requests in flight at the kills: sent by the killed process, answer never kept in the ledger.
     const kept = await keptAnswers(kafka, `${topic}.score_ledger`)
+    const notedAgain = await stepsNotedAgain(kafka, `${topic}.score_ledger`)
     const inFlight = unkeptAtKills(judge!, kept, killedAt)
     const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
     console.log(
@@ -240,7 +249,8 @@ describe('kill -9 of tracescore run during a stream', () => {
         `${byKey.size} judge steps asked, ${judge!.log.length} judge requests, ` +
         `${repeats} repeated judge requests, in flight at the kills ${sum(inFlight)} ` +
         `(answer not kept: ${inFlight.join('/')}; at the judge, not answered yet: ${judgeInFlight.join('/')}), ` +
-        `counted by the service ${sum(countedRepeats)} (${countedRepeats.join('/')}), ${samples.length} commit samples`,
+        `counted by the service ${sum(countedRepeats)} (${countedRepeats.join('/')}), steps noted again in the ledger ${notedAgain}, ` +
+        `${samples.length} commit samples`,
     )
     expect(duplicates).toBeLessThanOrEqual(bound)
     // The ledger's guarantees: a re-delivered score is the recorded one, a recorded run is not judged again.
@@ -248,11 +258,24 @@ describe('kill -9 of tracescore run during a stream', () => {
     expect(byKey.size).toBe(runs.length * JUDGE_STEPS)
     // Every answer is kept unless a kill cut its request short; a kept answer is never asked for
     // again: only requests in flight at a kill are repeated.
-    expect(unkeptAwayFromKills(judge!, kept, killedAt, IN_FLIGHT_WINDOW_MS)).toBe(0)
+    expect(
+      unkeptAwayFromKills(judge!, kept, killedAt, IN_FLIGHT_WINDOW_MS),
+      `answers not kept away from the kills (${killedAt.map((at) => at - startedAt).join(', ')} ms in):\n` +
+        unkeptAwayFromKillsDetail(judge!, kept, killedAt, IN_FLIGHT_WINDOW_MS, startedAt).join('\n') +
+        `\nledger warnings:\n${[...outputs, service.output()]
+          .flatMap((out) =>
+            out.split('\n').filter((line) => /ledger|could not be kept|revoked|joined|rebalanc/.test(line)),
+          )
+          .slice(0, 40)
+          .join('\n')}`,
+    ).toBe(0)
     expect(askedAgainAfterKept(judge!, kept)).toEqual([])
     expect(repeats).toBeLessThanOrEqual(sum(inFlight))
-    // The service's own count of repeated requests: never more than the judge saw.
-    expect(sum(countedRepeats)).toBeLessThanOrEqual(repeats)
+    // The service's own count of repeated requests: never more than the steps the ledger shows noted
+    // as asked again. Not the judge's count: a step noted by a killed process whose request never
+    // reached the judge is asked again and counted, though the judge saw it once (CI, 2026-12-06:
+    // 48 counted, 47 seen by the judge).
+    expect(sum(countedRepeats)).toBeLessThanOrEqual(notedAgain)
     const faults = killedAt.map((at) => ({ from: at, to: at }))
     expect(unexplainedRepeats(byKey, faults, IN_FLIGHT_WINDOW_MS)).toEqual([])
   })

@@ -72,6 +72,27 @@ export async function keptAnswers(kafka: Kafka, ledgerTopic: string): Promise<Se
   return kept
 }
 
+/**
+ * Judge steps noted in the ledger as asked more than once before an answer was kept: a later
+ * process found a step noted as asked with no answer and asked it again, which is what the service
+ * counts as a repeated request (`tracescore_judge_requests_repeated_total`). One noted by a killed
+ * process whose request never reached the judge is among them, though the judge saw it once.
+ */
+export async function stepsNotedAgain(kafka: Kafka, ledgerTopic: string): Promise<number> {
+  const ends = await endOffsets(kafka, ledgerTopic)
+  const count = [...ends.values()].reduce((n, end) => n + Number(end), 0)
+  const records = await readTopic(kafka, ledgerTopic, count, 120_000)
+  const notes = new Map<string, number>()
+  for (const r of records) {
+    if (!r.key?.startsWith('answer:') || r.value === null) continue
+    const value = JSON.parse(r.value.toString('utf8')) as { answer?: unknown }
+    if (value.answer === undefined) notes.set(r.key, (notes.get(r.key) ?? 0) + 1)
+  }
+  let again = 0
+  for (const n of notes.values()) again += Math.max(0, n - 1)
+  return again
+}
+
 /** Whether the judge's reply to a request was kept in the ledger. */
 function wasKept(kept: ReadonlySet<string>, reply: string | undefined): boolean {
   if (reply === undefined) return false
@@ -112,6 +133,27 @@ export function unkeptAwayFromKills(
       !wasKept(kept, r.reply) &&
       !killedAt.some((at) => r.at <= at && r.at >= at - windowMs),
   ).length
+}
+
+/** {@link unkeptAwayFromKills}'s requests, one line each (when received, key), for a failure's message. */
+export function unkeptAwayFromKillsDetail(
+  judge: Pick<FaultJudge, 'log'>,
+  kept: ReadonlySet<string>,
+  killedAt: readonly number[],
+  windowMs: number,
+  startedAt: number,
+): string[] {
+  return judge.log
+    .filter(
+      (r) =>
+        judgeKeyOf(r.prompt) !== undefined &&
+        !wasKept(kept, r.reply) &&
+        !killedAt.some((at) => r.at <= at && r.at >= at - windowMs),
+    )
+    .map(
+      (r) =>
+        `received ${r.at - startedAt} ms in, ${judgeKeyOf(r.prompt)}, reply ${r.reply === undefined ? 'none' : 'sent'}`,
+    )
 }
 
 /** (run, scorer, step) keys asked again after an answer to them was kept: the ledger should have given it. */
