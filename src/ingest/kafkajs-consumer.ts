@@ -101,12 +101,8 @@ export function createKafkajsConsumer(options: KafkajsConsumerOptions): Consumer
       handlers.onRebalancing?.()
     })
     c.on(c.events.CRASH, (event) => {
-      guard.joinEnded()
       const { error, restart } = event.payload
-      // A restart kafkajs decided just before `stop` (restartOnFailure asked before it) arms its
-      // timer after this event, and after a disconnect that stop may already have made: disconnect
-      // once more when the timer is armed, which clears it.
-      if (restart && guard.stopping()) setTimeout(() => void c.disconnect().catch(() => {}), 0)
+      guard.crashed(restart, () => c.disconnect())
       if (restart) handlers.onCrash(error, true)
       else declareDead(handlers, error)
     })
@@ -188,7 +184,7 @@ const JOIN_END_WAIT_MS = 25_000
  * - a crash that kafkajs restarts: its restart timer is armed after `disconnect` may already
  *   have cleared it, and the new start reconnects; so once stopping, `retry.restartOnFailure`
  *   answers no, and a crash whose restart it allowed just before the stop is followed by one
- *   more `disconnect` once the timer is armed (the `CRASH` listener);
+ *   more `disconnect` once the timer is armed (`crashed`);
  * - a stop during a group join (the first, or a restart's: after a broker restart the
  *   coordinator loads for seconds): the runner is not "running" yet, so its stop returns at once
  *   and is then forgotten; the join goes on over connections it reopens and ends either with a
@@ -225,6 +221,15 @@ function stopGuard(logger: Logger) {
     joinEnded() {
       join?.end()
       join = undefined
+    },
+    /**
+     * A `CRASH` event: the join under way ended. A restart kafkajs decided just before `stop`
+     * (restartOnFailure asked before it) arms its timer after this event, and after a disconnect
+     * that stop may already have made: `disconnect` once more when the timer is armed clears it.
+     */
+    crashed(restart: boolean, disconnect: () => Promise<void>) {
+      this.joinEnded()
+      if (restart && stopping) setTimeout(() => void disconnect().catch(() => {}), 0)
     },
     /** Refuses restarts from now on and waits (bounded) for a join under way to end. */
     async stop(): Promise<void> {
