@@ -1,9 +1,9 @@
 import type { Span } from '../model/index.ts'
 import type { ChatMessage } from './chat-message.ts'
 import type { ToolSpanCall } from './conventions/convention-reader.ts'
-import { genericReader } from './conventions/generic.ts'
-import { readerFor } from './detect-convention.ts'
+import { readerFor, spanRole } from './detect-convention.ts'
 import { Notes } from './notes.ts'
+import { isRecord } from './read-attribute.ts'
 import type { SpanTree } from './span-tree.ts'
 
 /**
@@ -53,14 +53,11 @@ export class CallingToolCall {
    */
   private find(): ToolSpanCall | undefined {
     if (this.callerSpanId === undefined) return undefined
-    let id = this.agent.parentSpanId
-    for (let hops = 0; hops < MAX_HOPS && id !== undefined && id !== '' && id !== this.callerSpanId; hops++) {
-      const span = this.tree.byId.get(id)
-      if (span === undefined) return undefined
-      const reader = readerFor(span) ?? genericReader
+    let span = this.tree.parentOf(this.agent)
+    for (let hops = 0; hops < MAX_HOPS && span && span.spanId !== this.callerSpanId; hops++) {
       // The tool span's own problems are the caller's run's notes, not this run's.
-      if (reader.role(span) === 'tool') return reader.toolCall(span, new Notes())
-      id = span.parentSpanId
+      if (spanRole(span) === 'tool') return readerFor(span)?.toolCall(span, new Notes())
+      span = this.tree.parentOf(span)
     }
     return undefined
   }
@@ -75,12 +72,12 @@ const MAX_HOPS = 4
  */
 function oneText(value: unknown): string | undefined {
   if (typeof value === 'string') return value.length > 0 ? value : undefined
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+  if (!isRecord(value)) return undefined
   let only: unknown
   let count = 0
   for (const key in value) {
     if (++count > 1) return undefined
-    only = (value as Record<string, unknown>)[key]
+    only = value[key]
   }
   return typeof only === 'string' && only.length > 0 ? only : undefined
 }
