@@ -23,7 +23,7 @@ import { pickFinalText, runFailed } from './run-outcome.ts'
 import { collectRunSpans } from './run-spans.ts'
 import { buildSpanTree, compareNanos, nanosToMillis, type SpanTree } from './span-tree.ts'
 import { stepTexts } from './step-texts.ts'
-import { instructionsInsideTemplate, textInsideTemplate, withoutIntroduction } from './template-text.ts'
+import { textsInsideTemplate, withoutIntroduction } from './template-text.ts'
 import { collectToolCalls } from './tool-calls.ts'
 import { twinAgentSpans, withTwins } from './twin-spans.ts'
 
@@ -143,41 +143,40 @@ function unwrapTemplates(
   conversation: { system: string[]; input: ChatMessage[]; fromAgent: boolean },
   notes: Notes,
 ): void {
-  if (!recorded && conversation.system.length > 0) {
-    const inside = instructionsInsideTemplate(agent, conversation.system)
-    if (inside !== undefined) {
-      conversation.system = [inside]
+  const system = !recorded && conversation.system.length > 0 ? conversation.system : undefined
+  // Input the agent span recorded itself is no template's: only the first prompt's may be.
+  const input = conversation.fromAgent ? undefined : oneUserText(conversation.input)
+  const inside = textsInsideTemplate(agent, { system: system?.join('\n'), input })
+  if (inside.system !== undefined) {
+    conversation.system = [inside.system]
+    notes.add(
+      "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
+    )
+  } else if (system !== undefined) {
+    const own = withoutIntroduction(agent, system, agentName)
+    if (own !== undefined) {
+      conversation.system = own
       notes.add(
-        "system instructions: the agent span's text inside the first prompt's system text (its template left out)",
+        "system instructions: the first prompt's system text without the paragraph introducing the agent by its recorded name (the framework's)",
       )
-    } else {
-      const own = withoutIntroduction(agent, conversation.system, agentName)
-      if (own !== undefined) {
-        conversation.system = own
-        notes.add(
-          "system instructions: the first prompt's system text without the paragraph introducing the agent by its recorded name (the framework's)",
-        )
-      }
     }
   }
-  // Input the agent span recorded itself is no template's: only the first prompt's may be.
-  if (!conversation.fromAgent) unwrapTemplatedInput(agent, conversation.input, notes)
+  // The user's input as the agent span received it where the first prompt wraps it in the
+  // framework's template (`Current Task: <input>\n\nThis is the expected criteria…`).
+  if (inside.input !== undefined) {
+    conversation.input[0] = {
+      role: conversation.input[0]!.role,
+      parts: [{ type: 'text', text: inside.input }],
+    }
+    notes.add("input: the agent span's text inside the first prompt's user message (its template left out)")
+  }
 }
 
-/**
- * The user's input as the agent span received it where the first prompt wraps it in the
- * framework's template (`Current Task: <input>\n\nThis is the expected criteria…`): one user
- * message holding, with more around it, a text the agent span records.
- */
-function unwrapTemplatedInput(agent: Span, input: ChatMessage[], notes: Notes): void {
-  if (input.length !== 1) return
-  const message = input[0]!
-  const text =
-    message.parts.length === 1 && message.parts[0]!.type === 'text' ? message.parts[0]!.text : undefined
-  const inside = text === undefined ? undefined : textInsideTemplate(agent, text, { fieldOnly: true })
-  if (inside === undefined) return
-  input[0] = { role: message.role, parts: [{ type: 'text', text: inside }] }
-  notes.add("input: the agent span's text inside the first prompt's user message (its template left out)")
+/** The text of an input that is one message of one text part. */
+function oneUserText(input: readonly ChatMessage[]): string | undefined {
+  if (input.length !== 1) return undefined
+  const parts = input[0]!.parts
+  return parts.length === 1 && parts[0]!.type === 'text' ? parts[0]!.text : undefined
 }
 
 /**

@@ -9,8 +9,8 @@ const MAX_DEPTH = 2
 /**
  * Gives `visit` every string an attribute holds long enough to tell from a template's own words:
  * the value, or the strings of its JSON object a few levels down. Nothing is collected or kept:
- * most runs ask this once (instructions or input), and a list per agent span cost more to build
- * and remember than reading the span again.
+ * a run looks once ({@link textsInsideTemplate}), and a list per agent span cost more to build and
+ * remember than that look.
  */
 function eachString(value: unknown, depth: number, visit: (text: string) => void): void {
   if (typeof value === 'string') {
@@ -23,45 +23,54 @@ function eachString(value: unknown, depth: number, visit: (text: string) => void
   }
 }
 
-/**
- * The program's instructions inside a framework's prompt template: the longest text the agent span
- * records (an attribute, or a field of one's JSON: CrewAI's `backstory`) that the first prompt's
- * system text holds with more around it. A framework wraps the instructions it was given in its own
- * words (`You are <role>. <instructions>\nYour personal goal is: …`); the span that received them
- * still has them alone. Undefined when no recorded text is inside the system text.
- */
-export function instructionsInsideTemplate(agent: Span, system: readonly string[]): string | undefined {
-  return textInsideTemplate(agent, system.join('\n'))
+/** What a run's first prompt holds where a framework's template may wrap what the agent span recorded. */
+export interface TemplatedPrompt {
+  /** The first prompt's system texts, joined: may wrap the program's instructions. */
+  system?: string
+  /** The first prompt's one user text: may wrap the user's input as a field of the template. */
+  input?: string
 }
 
 /**
- * The longest text the agent span records that `prompt` holds with more around it, not quoted
- * there (a template quotes what it only mentions: `The description about you is "…"`); with
- * `fieldOnly`, only as a field of the template (its own lines, or after a `Label: `), never a
- * phrase of a sentence.
+ * The texts the agent span records inside the first prompt's templates, in one look at the span:
+ * - `system`: the program's instructions inside a framework's prompt template, the longest
+ *   recorded text (an attribute, or a field of one's JSON: CrewAI's `backstory`) that the system
+ *   text holds with more around it. A framework wraps the instructions it was given in its own
+ *   words (`You are <role>. <instructions>\nYour personal goal is: …`); the span that received them
+ *   still has them alone.
+ * - `input`: the user's input inside the first user message, the longest recorded text the message
+ *   holds as a field of the template (its own lines, or after a `Label: `), never a phrase of a
+ *   sentence (`Current Task: <input>\n\nThis is the expected criteria…`).
+ * Neither counts a text the prompt only quotes (`The description about you is "…"`). Each is
+ * undefined when no recorded text is inside. (The output attributes are looked at too: some
+ * producers record the agent's whole state, instructions and input included, as its output.)
  */
-export function textInsideTemplate(
-  agent: Span,
-  prompt: string,
-  { fieldOnly = false }: { fieldOnly?: boolean } = {},
-): string | undefined {
-  if (prompt.length <= MIN_CHARS) return undefined
-  let best: string | undefined
+export function textsInsideTemplate(agent: Span, prompt: TemplatedPrompt): TemplatedPrompt {
+  const found: TemplatedPrompt = {}
+  const system = prompt.system !== undefined && prompt.system.length > MIN_CHARS ? prompt.system : undefined
+  const input = prompt.input !== undefined && prompt.input.length > MIN_CHARS ? prompt.input : undefined
+  if (system === undefined && input === undefined) return found
   const consider = (text: string) => {
     const trimmed = text.trim()
-    if (trimmed.length < MIN_CHARS || trimmed.length >= prompt.length) return
-    if (best !== undefined && trimmed.length <= best.length) return
-    const at = prompt.indexOf(trimmed)
-    if (at < 0) return
-    const before = prompt.slice(Math.max(0, at - 2), at)
-    const after = prompt[at + trimmed.length]
-    const quoted = /["'“«]$/.test(before) && /["'”»]/.test(after ?? '')
-    // A field of a template: on lines of its own, or after a `Label: ` on its line.
-    const field = (at === 0 || /(?:\n|: )$/.test(before)) && (after === undefined || after === '\n')
-    if (!quoted && (!fieldOnly || field)) best = trimmed
+    if (trimmed.length < MIN_CHARS) return
+    if (system !== undefined && longerInside(trimmed, system, found.system, false)) found.system = trimmed
+    if (input !== undefined && longerInside(trimmed, input, found.input, true)) found.input = trimmed
   }
   for (const key in agent.attributes) eachString(agent.attributes[key], 0, consider)
-  return best
+  return found
+}
+
+/** Whether `text` is inside `prompt` with more around it, unquoted (a field with `fieldOnly`), and longer than `best`. */
+function longerInside(text: string, prompt: string, best: string | undefined, fieldOnly: boolean): boolean {
+  if (text.length >= prompt.length || (best !== undefined && text.length <= best.length)) return false
+  const at = prompt.indexOf(text)
+  if (at < 0) return false
+  const before = prompt.slice(Math.max(0, at - 2), at)
+  const after = prompt[at + text.length]
+  const quoted = /["'“«]$/.test(before) && /["'”»]/.test(after ?? '')
+  // A field of a template: on lines of its own, or after a `Label: ` on its line.
+  const field = (at === 0 || /(?:\n|: )$/.test(before)) && (after === undefined || after === '\n')
+  return !quoted && (!fieldOnly || field)
 }
 
 /** Where an agent's description is recorded: `gen_ai.agent.description`, `agent_description`, … */
