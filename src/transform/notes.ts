@@ -5,12 +5,13 @@ import type { RecordedParts, RunPart } from '../model/index.ts'
  * and which of its parts the trace did not record (`missing`), for the run's `recorded` field.
  */
 export class Notes {
-  private readonly seen = new Set<string>()
-  /** Made at the first `missing` call: a `Notes` is made for every model output read, too. */
+  /** Made at the first note, as `absent` at the first `missing` call: a `Notes` is made for every model output read, and most get none. */
+  private seen: Set<string> | undefined
   private absent: Set<RunPart> | undefined
 
   /** Records one note (ignored when already recorded). */
   add(note: string): void {
+    this.seen ??= new Set()
     this.seen.add(note)
   }
 
@@ -27,10 +28,10 @@ export class Notes {
     this.absent ??= new Set()
     this.absent.add(part)
     if (this.flat?.parts.includes(part)) {
-      this.seen.add(this.flat.note)
+      this.add(this.flat.note)
       this.mixed ??= []
       this.mixed.push(part)
-    } else this.seen.add(note)
+    } else this.add(note)
   }
 
   /**
@@ -48,7 +49,7 @@ export class Notes {
 
   /** The notes recorded so far. */
   list(): string[] {
-    return [...this.seen]
+    return this.seen === undefined ? [] : [...this.seen]
   }
 
   /** Which parts were recorded: every part no `missing` call named. */

@@ -1,5 +1,5 @@
 import type { Span } from '../model/index.ts'
-import { isRecord, parseJsonValue } from './read-attribute.ts'
+import { isRecord, parseIfStructured } from './read-attribute.ts'
 
 /** Shorter texts are too common to be told from a template's own words. */
 const MIN_CHARS = 12
@@ -17,7 +17,7 @@ function eachString(value: unknown, depth: number, visit: (text: string) => void
     if (value.length < MIN_CHARS) return
     visit(value)
     if (depth === 0 && value.charCodeAt(0) === 123 /* { */)
-      eachString(parseJsonValue(value), depth + 1, visit)
+      eachString(parseIfStructured(value), depth + 1, visit)
   } else if (isRecord(value) && depth <= MAX_DEPTH) {
     for (const key in value) eachString(value[key], depth + 1, visit)
   }

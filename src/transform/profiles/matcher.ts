@@ -1,17 +1,12 @@
 import type { Attributes, AttributeValue, Span } from '../../model/index.ts'
 import type { SpanMatcher } from './profile-schema.ts'
-import { compilePattern } from './safe-pattern.ts'
+import { compilePattern, literalPrefix } from './safe-pattern.ts'
 
 /**
  * A compiled span matcher, given what it reads of a span (read once by the caller for every
  * profile it tries: a span's properties may be costly, the role view of the ingest path's spans).
  */
 export type SpanTest = (name: string, scope: string | undefined, attributes: Attributes) => boolean
-
-/** Asks a matcher of one span. */
-export function testSpan(test: SpanTest, span: Span): boolean {
-  return test(span.name, span.scope?.name, span.attributes)
-}
 
 type Conditions = Exclude<SpanMatcher, { anyOf: unknown }>
 
@@ -23,6 +18,8 @@ type Conditions = Exclude<SpanMatcher, { anyOf: unknown }>
 export interface Branch {
   byName?: (name: string, scope: string | undefined) => boolean
   byAttributes?: (attributes: Attributes) => boolean
+  /** A text every span name the branch takes starts with (from `spanName` or a pattern's `^literal`). */
+  namePrefix?: string
 }
 
 /** All of some attribute tests, as one (no array made per call: asked of every span). */
@@ -63,6 +60,8 @@ function compileBranch(conditions: Conditions): Branch {
   for (const key of exists ?? [])
     byAttributes.push((attributes) => attributes[key] !== undefined && attributes[key] !== null)
   const branch: Branch = {}
+  const namePrefix = spanName ?? (spanNamePattern === undefined ? '' : literalPrefix(spanNamePattern))
+  if (namePrefix) branch.namePrefix = namePrefix
   const nameTest = allOfNamed(byName)
   const attributesTest = allOf(byAttributes)
   if (nameTest) branch.byName = nameTest
@@ -133,8 +132,16 @@ export function byNameAndScope<T>(work: (name: string, scope: string | undefined
 export function spanMatcher(matcher: SpanMatcher): (span: Span) => boolean {
   const branches = compileBranches(matcher)
   if (branches.every((branch) => branch.byName === undefined)) {
-    const test = compileMatcher(matcher)
-    return (span) => testSpan(test, span)
+    // Nothing asked of the name or scope: neither is read (a lazily decoded span decodes its name
+    // when read). Built-in profiles' matchers are asked of every span of every trace.
+    const tests = branches.map((branch) => branch.byAttributes)
+    if (tests.some((test) => test === undefined)) return () => true
+    const [only] = tests
+    if (tests.length === 1) return (span) => only!(span.attributes)
+    return (span) => {
+      for (const test of tests) if (test!(span.attributes)) return true
+      return false
+    }
   }
   const openOf = byNameAndScope((name, scope) => {
     const open: (((attributes: Attributes) => boolean) | undefined)[] = []
@@ -142,10 +149,20 @@ export function spanMatcher(matcher: SpanMatcher): (span: Span) => boolean {
       if (!byName || byName(name, scope)) open.push(byAttributes)
     return open
   })
+  // Where every branch names how span names start, most spans are turned away by that alone.
+  const prefixes = branches.every((branch) => branch.namePrefix)
+    ? branches.map((branch) => branch.namePrefix!)
+    : undefined
   return (span) => {
+    if (prefixes && !startsWithOne(span.name, prefixes)) return false
     for (const test of openOf(span)) if (!test || test(span.attributes)) return true
     return false
   }
+}
+
+function startsWithOne(name: string, prefixes: readonly string[]): boolean {
+  for (const prefix of prefixes) if (name.startsWith(prefix)) return true
+  return false
 }
 
 /** The attribute keys a matcher reads: what the ingest path's role view must decode at once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compilePattern, MAX_PATTERN_NAME_CHARS, patternProblem } from './safe-pattern.ts'
+import { compilePattern, literalPrefix, MAX_PATTERN_NAME_CHARS, patternProblem } from './safe-pattern.ts'
 
 describe('span-name patterns', () => {
   it.each(['^runAgent ', 'tool', '^(runTool|useTool) .+$', '^agent\\.[a-z]{1,8}$', '^step-\\d+$', 'a?b?c?'])(
@@ -30,5 +30,47 @@ describe('span-name patterns', () => {
     const test = compilePattern('^a')
     expect(test('a'.repeat(MAX_PATTERN_NAME_CHARS))).toBe(true)
     expect(test('a'.repeat(MAX_PATTERN_NAME_CHARS + 1))).toBe(false)
+  })
+})
+
+describe('literal prefixes of span-name patterns (a first test of names)', () => {
+  it.each([
+    ['^langchain4j\\.(aiservices|tools)\\.', 'langchain4j.'],
+    ['^completion ', 'completion '],
+    ['^foo(bar|baz)', 'foo'],
+    ['^ab?c', 'a'],
+    ['^chat\\d+', 'chat'],
+    ['^a|b', ''],
+    ['^[(]x|y', ''],
+    ['^\\d+', ''],
+    ['agent', ''],
+  ])('%s starts every match with %j', (pattern, prefix) => {
+    expect(literalPrefix(pattern)).toBe(prefix)
+  })
+
+  it('never turns away a name the pattern matches', () => {
+    const names = [
+      'langchain4j.tools.x',
+      'completion gpt',
+      'foobar',
+      'ac',
+      'abc',
+      'b',
+      'y',
+      '7',
+      'chat12',
+      'xagent',
+    ]
+    for (const pattern of [
+      '^langchain4j\\.(aiservices|tools)\\.',
+      '^completion ',
+      '^foo(bar|baz)',
+      '^ab?c',
+      '^a|b',
+      '^[(]x|y',
+      '^chat\\d+',
+    ])
+      for (const name of names)
+        if (compilePattern(pattern)(name)) expect(name.startsWith(literalPrefix(pattern))).toBe(true)
   })
 })

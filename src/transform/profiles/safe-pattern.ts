@@ -110,3 +110,37 @@ export function compileCapture(pattern: string): (name: string) => string | unde
   const regex = new RegExp(pattern, 'u')
   return (name) => (name.length <= MAX_PATTERN_NAME_CHARS ? regex.exec(name)?.[1] || undefined : undefined)
 }
+
+/**
+ * A text every name a checked pattern matches starts with: the literal characters after a leading
+ * `^` (`^langchain4j\.(aiservices|tools)\.` gives `langchain4j.`), or '' when the pattern has
+ * none or may match otherwise (an alternation outside groups). A cheap first test of span names.
+ */
+export function literalPrefix(pattern: string): string {
+  if (!pattern.startsWith('^')) return ''
+  let depth = 0
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '\\') i++
+    else if (inClass) inClass = c !== ']'
+    else if (c === '[') inClass = true
+    else if (c === '(') depth++
+    else if (c === ')') depth--
+    else if (c === '|' && depth === 0) return ''
+  }
+  let prefix = ''
+  for (let i = 1; i < pattern.length; i++) {
+    let c = pattern[i]!
+    if (c === '\\') {
+      const next = pattern[i + 1]
+      if (next === undefined || /[A-Za-z0-9]/.test(next)) break // a class (`\\d`), not a literal
+      c = next
+      i++
+    } else if (!/[A-Za-z0-9 _:/-]/.test(c)) break
+    // A literal made optional or repeated by the quantifier after it is not certain.
+    if (/[?*+{]/.test(pattern[i + 1] ?? '')) break
+    prefix += c
+  }
+  return prefix
+}
