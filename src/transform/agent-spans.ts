@@ -45,6 +45,9 @@ export function findAgentSpans(spans: readonly Span[]): Span[] {
   )
 }
 
+/** No run found by structure alone (most traces), one set for all. */
+const NOT_FOUND: ReadonlySet<Span> = new Set()
+
 /** The runs of one trace and the spans that head them. */
 interface TraceRuns {
   /** Run spans, earliest first. */
@@ -90,7 +93,8 @@ export function findRuns(tree: SpanTree): TraceRuns {
   // run holds make runs of their own, a handoff to another agent continues a run.
   const { kept: namedRuns, found } = structureRuns(tree, named, continuations)
   for (const run of found) runOf.set(run.spanId, run)
-  const runs = [...namedRuns, ...found].sort(byStart)
+  // Found runs are few (none in most traces); the named ones are in start order already.
+  const runs = found.length === 0 ? namedRuns : [...namedRuns, ...found].sort(byStart)
   for (const [head, chain] of handoffs(tree, runs)) {
     const own = chain.filter((span) => !continuations.has(span.spanId))
     for (const span of own) runOf.set(span.spanId, head)
@@ -98,7 +102,12 @@ export function findRuns(tree: SpanTree): TraceRuns {
   }
   const kept = new Set(runs.filter((run) => runOf.get(run.spanId) === run))
   for (const [id, run] of runOf) if (!kept.has(run)) runOf.delete(id)
-  return { runs: [...kept], runOf, continuations, structural: new Set(found) }
+  return {
+    runs: [...kept],
+    runOf,
+    continuations,
+    structural: found.length === 0 ? NOT_FOUND : new Set(found),
+  }
 }
 
 /** Whether a run span only wraps other runs: no model or tool call of its own, no messages, and runs under it. */

@@ -29,7 +29,9 @@ interface Opening {
 const silent = new Notes()
 
 /** The opening of a model call's prompt; undefined when its prompt was not recorded. */
-function openingOf(model: Span, cache: Map<Span, Opening | undefined>): Opening | undefined {
+function openingOf(model: Span, read: { openings?: Map<Span, Opening | undefined> }): Opening | undefined {
+  read.openings ??= new Map()
+  const cache = read.openings
   if (cache.has(model)) return cache.get(model)
   let prompt: ChatMessage[] | undefined
   try {
@@ -129,7 +131,7 @@ export function structureRuns(
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): StructuredRuns {
-  const trace: TraceModels = { tree, models: modelSpans(tree), openings: new Map() }
+  const trace: TraceModels = { tree, models: modelSpans(tree) }
   // One candidate sits inside no other: nothing to decide (most traces).
   const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
   const keptInOrder: Span[] = []
@@ -144,7 +146,8 @@ interface TraceModels {
   models: Span[]
   /** Set by `firstModelUnderOf`. */
   firstModelUnder?: Map<Span, Span>
-  openings: Map<Span, Opening | undefined>
+  /** Each model call's opening, read when first asked (`openingOf`). */
+  openings?: Map<Span, Opening | undefined>
   /** The tool-call spans, listed when first asked (`toolSpans`). */
   tools?: Set<Span>
 }
@@ -155,7 +158,7 @@ function keptCandidates(
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): Set<Span> {
-  const { tree, openings } = trace
+  const { tree } = trace
   const firstModelUnder = firstModelUnderOf(trace)
   const candidateSet = new Set(candidates)
   const memo = new Map<Span, Span | null>()
@@ -174,7 +177,7 @@ function keptCandidates(
     const later = continuations.get(candidate.spanId) ?? []
     const own = firstModelUnder.get(candidate) ?? firstCallIn(later, firstModelUnder)
     const isStep = own
-      ? sameOpening(openingOf(own, openings), openingOf(firstModelUnder.get(outer) ?? own, openings))
+      ? sameOpening(openingOf(own, trace), openingOf(firstModelUnder.get(outer) ?? own, trace))
       : later.length === 0 && isPseudoTool(candidate)
     if (isStep) runAround.set(candidate, outer)
     else kept.add(candidate)
@@ -217,7 +220,7 @@ function heldKeys(trace: TraceModels, runs: ReadonlySet<Span>): Set<string> {
   const keys = new Set<string>()
   for (const run of runs) {
     const first = firstModelUnderOf(trace).get(run)
-    if (first) keys.add(keyOf(openingOf(first, trace.openings)))
+    if (first) keys.add(keyOf(openingOf(first, trace)))
   }
   return keys
 }
@@ -233,7 +236,11 @@ function isPseudoTool(span: Span): boolean {
 }
 
 /** The spans that head a part of a run: each run span and the spans that continue it. */
-function heads(runs: ReadonlySet<Span>, continuations: ReadonlyMap<string, readonly Span[]>): Set<Span> {
+function heads(
+  runs: ReadonlySet<Span>,
+  continuations: ReadonlyMap<string, readonly Span[]>,
+): ReadonlySet<Span> {
+  if (continuations.size === 0) return runs
   const all = new Set(runs)
   for (const run of runs) for (const span of continuations.get(run.spanId) ?? []) all.add(span)
   return all
@@ -245,17 +252,26 @@ const keyOf = (opening: Opening | undefined) => (opening ? `${opening.system}\u0
 /** The model calls no run holds, and not under a span whose parent is missing, wrappers left out. */
 function orphanCalls(trace: TraceModels, runs: ReadonlySet<Span>): Span[] {
   const { tree, models } = trace
-  const underRun = new Map<Span, Span | null>()
-  const lostParent = new Set(tree.orphans)
-  const underLost = new Map<Span, Span | null>()
+  // Most traces: every call sits right under its run, and no collection is made.
+  let underRun: Map<Span, Span | null> | undefined
+  const lostParent = tree.orphans.length > 0 ? new Set(tree.orphans) : undefined
+  let underLost: Map<Span, Span | null> | undefined
   // Calls under a span whose parent is missing belong to the run that lost it (`lost-agent-runs.ts`).
   const orphans: Span[] = []
   for (const model of models) {
-    if (runs.has(model) || lostParent.has(model)) continue
+    if (runs.has(model) || lostParent?.has(model)) continue
+    const parent = tree.parentOf(model)
+    if (parent !== undefined && runs.has(parent)) continue
+    underRun ??= new Map()
     if (nearestAbove(tree, model, runs, underRun) !== undefined) continue
-    if (nearestAbove(tree, model, lostParent, underLost) === undefined) orphans.push(model)
+    if (lostParent) {
+      underLost ??= new Map()
+      if (nearestAbove(tree, model, lostParent, underLost) !== undefined) continue
+    }
+    orphans.push(model)
   }
-  if (orphans.length > 1) orphans.sort(byStart)
+  if (orphans.length < 2) return orphans
+  orphans.sort(byStart)
   // A model span that holds another is a wrapper of it (an agent span that records a prompt).
   const holdsModel = new Set<Span>()
   for (const model of orphans)
@@ -271,7 +287,7 @@ const UNREAD = '\u0001'
  * holds no other conversation's calls, no other run and no tool call that started it.
  */
 function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: ReadonlySet<Span>): Span[] {
-  const { tree, openings } = trace
+  const { tree } = trace
   const calls = orphanCalls(trace, runs)
   if (calls.length === 0) return []
   const held = heldKeys(trace, kept)
@@ -291,7 +307,7 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
   for (const call of calls) {
     // A call whose prompt was not recorded shows no conversation: the calls with none between the
     // same tool calls (none, or the one that started an agent) are taken as one conversation.
-    const opening = openingOf(call, openings)
+    const opening = openingOf(call, trace)
     const key = opening
       ? keyOf(opening)
       : `${UNREAD}${nearestAbove(tree, call, toolSpans(trace), toolAbove)?.spanId ?? ''}`
@@ -357,13 +373,17 @@ function lowestCommonAncestor(tree: SpanTree, spans: readonly Span[]): Span {
   return chain[lowest]!
 }
 
+/** No handoff (most traces: one run), one map for all. */
+const NONE: ReadonlyMap<Span, Span[]> = new Map()
+
 /**
  * Later runs that continue an earlier one: siblings (same parent span) whose first prompt opens
  * with the same user message under other instructions (a handoff gives the conversation to another
  * agent). Returns the continuations by the run they continue.
  */
-export function handoffs(tree: SpanTree, runs: readonly Span[]): Map<Span, Span[]> {
+export function handoffs(tree: SpanTree, runs: readonly Span[]): ReadonlyMap<Span, Span[]> {
   // Only runs beside another run under the same span can be a handoff: none in most traces.
+  if (runs.length < 2) return NONE
   const parents = new Set<string>()
   let siblings = false
   for (const run of runs) {
@@ -371,14 +391,14 @@ export function handoffs(tree: SpanTree, runs: readonly Span[]): Map<Span, Span[
     if (parents.has(run.parentSpanId)) siblings = true
     parents.add(run.parentSpanId)
   }
-  if (!siblings) return new Map()
+  if (!siblings) return NONE
   const firstModelUnder = firstModelUnderOf({ tree, models: modelSpans(tree) })
-  const openings = new Map<Span, Opening | undefined>()
+  const read = {}
   const chains = new Map<Span, Span[]>()
   const lastByParent = new Map<string, { head: Span; opening: Opening }>()
   for (const run of runs) {
     const first = spanRole(run) === 'model' ? run : firstModelUnder.get(run)
-    const opening = first && openingOf(first, openings)
+    const opening = first && openingOf(first, read)
     if (!opening || !run.parentSpanId) continue
     const earlier = lastByParent.get(run.parentSpanId)
     if (earlier && earlier.opening.user === opening.user && earlier.opening.system !== opening.system) {
