@@ -38,6 +38,20 @@ describe('indexed', () => {
     expect(indexed({}, 'gen_ai.prompt').size).toBe(0)
   })
 
+  it('reads an index of decimal digits only', () => {
+    const attributes: Attributes = {
+      'p..a': 1,
+      'p.-1.a': 2,
+      'p.1e1.a': 3,
+      'p. 1.a': 4,
+      'p.07.a': 5,
+      'p.3x.a': 6,
+    }
+    expect([...indexed(attributes, 'p').entries()].map(([index, group]) => [index, { ...group }])).toEqual([
+      [7, { a: 5 }],
+    ])
+  })
+
   it('keeps a `__proto__` rest as a key of a group without a prototype', () => {
     const attributes = JSON.parse('{"p.0.__proto__": "x", "p.0.role": "user"}') as Attributes
     const group = indexed(attributes, 'p').get(0)!

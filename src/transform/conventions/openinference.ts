@@ -38,7 +38,14 @@ export function flattenedDicts(
   const raw: Record<string, unknown>[] = []
   for (const group of groups.values()) {
     const message: Record<string, unknown> = { role: group['message.role'] }
-    const contents = [...indexed(group, 'message.contents').values()]
+    let hasContents = false
+    let hasCalls = false
+    for (const key in group) {
+      hasContents ||= key.startsWith('message.contents.')
+      hasCalls ||= key.startsWith('message.tool_calls.')
+    }
+    // Most messages are a role and a text: no grouping of their few keys.
+    const contents = hasContents ? [...indexed(group, 'message.contents').values()] : []
     if (contents.length > 0) {
       message.content = contents.map((content) => ({
         type: content['message_content.type'] ?? 'text',
@@ -46,7 +53,7 @@ export function flattenedDicts(
         image: content['message_content.image.image.url'],
       }))
     } else if (typeof group['message.content'] === 'string') message.content = group['message.content']
-    const calls = [...indexed(group, 'message.tool_calls').values()]
+    const calls = hasCalls ? [...indexed(group, 'message.tool_calls').values()] : []
     if (calls.length > 0) {
       message.tool_calls = calls.map((call) => ({
         id: call['tool_call.id'],
