@@ -257,6 +257,8 @@ interface OpenTrace<R> extends HeldSpans {
   inUnsettled: boolean
   /** Held spans whose batches were made to own their bytes (see {@link ownBytes}). */
   ownedUpTo: number
+  /** The key of its latest entry in `byBacklog` (NO_EVENT_TIME: none): a record's runs of it queue it once. */
+  backlogKey: number
   /**
    * True while the sampling door rejected the trace by rate and no span of it was claimed: its
    * spans are held as they came, never asked about their roles, and it is released unscored.
@@ -453,7 +455,7 @@ export class TraceAssembler<R> {
           else list.push(i)
           continue
         }
-        if (backlog) this.byBacklog.push(trace, Math.max(trace.lastEventMs, event))
+        if (backlog) this.queueByBacklog(trace, event)
       }
       if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
       if (event > trace.lastEventMs) trace.lastEventMs = event
@@ -573,6 +575,14 @@ export class TraceAssembler<R> {
       waiting.retain((trace, key) => trace.isOpen && !trace.inUnsettled && trace.lastEventMs === key)
   }
 
+  /** Queues a trace for release by the backlog watermark at its latest record time, once per time. */
+  private queueByBacklog(trace: OpenTrace<R>, event: number): void {
+    const key = Math.max(trace.lastEventMs, event)
+    if (trace.backlogKey === key) return
+    trace.backlogKey = key
+    this.byBacklog.push(trace, key)
+  }
+
   /**
    * Releases the traces the backlog watermark passed by `settleMs` that look complete and were
    * last touched before the read-through time (see `backlogWatermark`), without their quiet
@@ -592,6 +602,7 @@ export class TraceAssembler<R> {
       // No fetch started since its last span arrived: spans of it may wait unread. Next tick.
       if (current && trace.lastSpanMs >= quietUpTo) break
       waiting.pop()
+      if (trace.backlogKey === key) trace.backlogKey = NO_EVENT_TIME // a later record queues it again
       if (current && trace.inUnsettled && this.looksComplete(trace)) this.release(trace, 'settled', now)
     }
     if (waiting.size > 1024 && waiting.size > 2 * this.openCount)
@@ -719,6 +730,7 @@ export class TraceAssembler<R> {
       partial: false,
       inUnsettled: false,
       ownedUpTo: 0,
+      backlogKey: NO_EVENT_TIME,
       probation: false,
     }
     this.traces.set(traceId, trace)
