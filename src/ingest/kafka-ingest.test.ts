@@ -59,6 +59,8 @@ describe('the ingest stage configures its kafkajs consumers from the configurati
     const defaults = await consumerConfigs({})
     expect(defaults).toHaveLength(1)
     expect(defaults[0]).toMatchObject({ maxWaitTimeInMs: 100, sessionTimeout: 30_000, groupId: 'tracescore' })
+    // A fetch asks 256 KiB per partition, not kafkajs's 1 MiB: buffered spans pin their response.
+    expect(defaults[0]).toMatchObject({ maxBytesPerPartition: 256 * 1024 })
 
     const tuned = await consumerConfigs({ fetchMaxWaitMs: 250, sessionTimeoutMs: 12_000, repartition: true })
     expect(tuned).toHaveLength(2)

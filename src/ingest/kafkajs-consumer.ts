@@ -250,6 +250,15 @@ function stopGuard(logger: Logger) {
   }
 }
 
+/**
+ * Bytes a fetch asks per partition (kafkajs's default: 1 MiB; a larger record batch still comes
+ * whole). A record's value is a slice of its fetch response, which stays in memory while any span
+ * of it is buffered: at 1 MiB over 8 partitions each response was 8 MiB, and the responses pinned
+ * by buffered traces were most of the process's ArrayBuffer memory (Collector bench: 241-261 MiB
+ * against 145-149 at 256 KiB on GenAI-heavy traffic at 10 %, bench/RESULTS.md section 14).
+ */
+export const FETCH_MAX_BYTES_PER_PARTITION = 256 * 1024
+
 /** The kafkajs consumer's settings, and how long it may go without a fetch before it counts as stalled. */
 function consumerSettings(options: KafkajsConsumerOptions): {
   config: ConsumerConfig
@@ -263,6 +272,7 @@ function consumerSettings(options: KafkajsConsumerOptions): {
       groupId: options.groupId,
       sessionTimeout,
       maxWaitTimeInMs: options.maxWaitTimeMs ?? configDefaults.kafka.fetchMaxWaitMs,
+      maxBytesPerPartition: FETCH_MAX_BYTES_PER_PARTITION,
       allowAutoTopicCreation: false,
       ...options.consumerConfig,
     },

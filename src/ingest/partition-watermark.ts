@@ -18,6 +18,8 @@ interface PartitionProgress {
  */
 export class PartitionWatermark {
   private readonly partitions = new Map<number, PartitionProgress>()
+  /** The partitions assigned (`assign`); undefined until told. */
+  private assigned: ReadonlySet<number> | undefined
 
   /**
    * Notes a batch read from `partition`: the latest record time in it (undefined when its records
@@ -36,6 +38,7 @@ export class PartitionWatermark {
   /** Keeps only these partitions (a new assignment): revoked ones no longer hold anything back. */
   assign(partitions: readonly number[]): void {
     const kept = new Set(partitions)
+    this.assigned = kept
     for (const partition of this.partitions.keys())
       if (!kept.has(partition)) this.partitions.delete(partition)
   }
@@ -45,6 +48,23 @@ export class PartitionWatermark {
     let lowest: number | undefined
     for (const { latestMs, idle } of this.partitions.values()) {
       if (!idle && (lowest === undefined || latestMs < lowest)) lowest = latestMs
+    }
+    return lowest
+  }
+
+  /**
+   * The watermark while every partition assigned lags (none read to its end, each read at least
+   * once): a backlog, where each partition's records are read in the order they were written and
+   * more are known to follow. Undefined otherwise (some partition caught up: live traffic there).
+   */
+  backlog(): number | undefined {
+    if (this.partitions.size === 0) return undefined
+    if (this.assigned !== undefined)
+      for (const partition of this.assigned) if (!this.partitions.has(partition)) return undefined
+    let lowest: number | undefined
+    for (const { latestMs, idle } of this.partitions.values()) {
+      if (idle) return undefined
+      if (lowest === undefined || latestMs < lowest) lowest = latestMs
     }
     return lowest
   }

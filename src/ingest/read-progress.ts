@@ -9,6 +9,8 @@ export interface ReadProgress {
   readonly watermark: PartitionWatermark
   /** For the assembler: the watermark, undefined while a full buffer holds reading paused. */
   watermarkNow(): number | undefined
+  /** For the assembler: the watermark while every partition lags (`PartitionWatermark.backlog`), undefined while a full buffer holds reading paused. */
+  backlogWatermarkNow(): number | undefined
   /** For the assembler: what the fetches proved read, undefined while a full buffer holds reading paused. */
   readThroughNow(): number | undefined
   /** The consumer starts: nothing written after now counts as read until its fetches prove it. */
@@ -72,6 +74,7 @@ export function createReadProgress(options: {
   return {
     watermark,
     watermarkNow: () => (bufferFull() ? undefined : watermark.current()),
+    backlogWatermarkNow: () => (bufferFull() ? undefined : watermark.backlog()),
     readThroughNow: () => (bufferFull() ? undefined : throughMs),
     started() {
       if (consumer.reportsReadThrough) throughMs ??= now()

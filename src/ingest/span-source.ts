@@ -25,7 +25,7 @@ export type { IngestedTrace }
 
 /** Settings of the span source. */
 export interface SpanSourceOptions<R>
-  extends Omit<TraceAssemblerOptions, 'now' | 'watermark' | 'readThrough'> {
+  extends Omit<TraceAssemblerOptions, 'now' | 'watermark' | 'backlogWatermark' | 'readThrough'> {
   /** The consumer-group member to read through (kafkajs, supervised, or in memory). */
   consumer: ConsumerPort
   topic: string
@@ -153,6 +153,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     ...options,
     now,
     watermark: progress.watermarkNow,
+    backlogWatermark: progress.backlogWatermarkNow,
     readThrough: progress.readThroughNow,
   })
   const tracker = new OffsetTracker()

@@ -579,6 +579,51 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
   })
 
+  it('in a backlog (every partition lagging), releases a trace the watermark passed without the clock, once a fetch followed its last span', () => {
+    const watermark = new PartitionWatermark()
+    let through: number | undefined
+    const { clock, assembler } = setup({
+      watermark: () => watermark.current(),
+      backlogWatermark: () => watermark.backlog(),
+      readThrough: () => through,
+    })
+    const read = (partition: number, at: number, spans: Span[], ref: string, toEnd = false) => {
+      assembler.add(spans, ref, undefined, at)
+      watermark.advance(partition, at, toEnd)
+    }
+    watermark.assign([A, B])
+    through = clock.t // a fetch started as the reading began, before any span below arrived
+    read(A, 9_000, [span(T3, '30', { parentSpanId: undefined })], 'a0')
+    read(B, 9_000, [span(T4, '40', { parentSpanId: undefined })], 'b0')
+    read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
+    read(B, 10_500, [span(T1, '11', { parentSpanId: '10' })], 'b1')
+    read(A, 11_600, [span(T2, '20', { parentSpanId: undefined })], 'a2')
+    read(B, 11_600, [span(T2, '21')], 'b2')
+    expect(watermark.backlog()).toBe(11_600)
+    clock.t += 10 // far less than the quiet period (1,000 ms)
+    // No fetch started since T1's last span arrived: a span of it may wait unread.
+    expect(assembler.takeReady()).toEqual([])
+    through = clock.t
+    clock.t += 10
+    // The watermark (11,600) passed T1's latest record (10,500) by settleMs, not T2's (11,600);
+    // T3 and T4 were read before every partition was known to lag: the clock settles them.
+    const ready = assembler.takeReady()
+    expect(ready.map((t) => t.traceId)).toEqual([T1])
+    expect(ready[0]).toMatchObject({ incomplete: false, reason: 'settled', recordRefs: ['a1', 'b1'] })
+    // B read to its end: no backlog any more, the clock's quiet period applies again.
+    read(B, 13_000, [span(T4, '41')], 'b3', true)
+    read(A, 13_000, [span(T3, '31')], 'a3')
+    through = clock.t
+    clock.t += 10
+    expect(watermark.backlog()).toBeUndefined()
+    expect(assembler.takeReady()).toEqual([])
+    clock.t += 1_000
+    through = clock.t
+    // T2 (11,600) is passed by A's 13,000 and quiet on the clock; T3 and T4 (13,000) wait.
+    expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
+    expect(assembler.stats().lateSpans).toBe(0)
+  })
+
   it('waits again for a trace that got a later span while it waited for the watermark', () => {
     const { clock, assembler, read } = evented()
     read(B, 1_000, [span(T2, '20')], 'b1')

@@ -37,6 +37,17 @@ export interface TraceAssemblerOptions {
    */
   watermark?: () => number | undefined
   /**
+   * The watermark while every partition read lags (`PartitionWatermark.backlog`: none read to its
+   * end), epoch ms. While it is defined, a trace it passed by `settleMs` (its latest record time)
+   * is ready without the quiet period on the clock, once a fetch started after its last span
+   * arrived (`readThrough`): every partition was read past records written `settleMs` after the
+   * trace's last one, in the order they were written, so a span of it still unread would be late
+   * by event time. In a backlog read faster than it was written, the clock's quiet period would
+   * hold every trace read in the last `settleMs` of wall time (most of the buffer). Absent, or
+   * undefined: the rule above (watermark and clock).
+   */
+  backlogWatermark?: () => number | undefined
+  /**
    * Epoch ms (on `now`'s clock) before which every record written was read, as the consumer's
    * fetches prove it (`ConsumerHandlers.onReadThrough`). The quiet period runs up to it rather than
    * up to `now`: it does not run while nothing is read (a fetch's batches handled slowly, a pause),
@@ -246,6 +257,8 @@ interface OpenTrace<R> extends HeldSpans {
   inUnsettled: boolean
   /** Held spans whose batches were made to own their bytes (see {@link ownBytes}). */
   ownedUpTo: number
+  /** The key of its latest entry in `byBacklog` (NO_EVENT_TIME: none): a record's runs of it queue it once. */
+  backlogKey: number
   /**
    * True while the sampling door rejected the trace by rate and no span of it was claimed: its
    * spans are held as they came, never asked about their roles, and it is released unscored.
@@ -303,6 +316,7 @@ export class TraceAssembler<R> {
   private readonly isGenAiSpan: (span: Span) => boolean
   private readonly now: () => number
   private readonly watermark: () => number | undefined
+  private readonly backlogWatermark: () => number | undefined
   private readonly readThrough: () => number | undefined
   private readonly settleMs: number
   private readonly maxTraceAgeMs: number
@@ -343,6 +357,12 @@ export class TraceAssembler<R> {
    * a later span (it is back in the unsettled queue) or a later record time; stale ones are skipped.
    */
   private awaitingWatermark = new KeyedMinHeap<OpenTrace<R>>()
+  /**
+   * Open traces read while the backlog watermark was defined, by their `lastEventMs` (lowest
+   * first), for release by it (`releaseByBacklog`). Stale entries (trace left, or a later record
+   * time) are skipped.
+   */
+  private byBacklog = new KeyedMinHeap<OpenTrace<R>>()
   /** Record times are kept relative to the first one seen (see `OpenTrace.lastEventMs`). */
   private eventBaseMs: number | undefined
   /** Clock times are kept relative to the first reading (see `clock`). */
@@ -376,6 +396,7 @@ export class TraceAssembler<R> {
     this.isGenAiSpan = options.isGenAiSpan ?? options.isAgentRunSpan
     this.now = options.now ?? Date.now
     this.watermark = options.watermark ?? (() => undefined)
+    this.backlogWatermark = options.backlogWatermark ?? (() => undefined)
     this.readThrough = options.readThrough ?? (() => undefined)
     const defaults = configDefaults.assembly
     this.settleMs = options.settleMs ?? defaults.settleMs
@@ -413,6 +434,8 @@ export class TraceAssembler<R> {
     // Spans of one trace come together in a record: look a trace up once per run of its spans.
     let lastTraceId: string | undefined
     let trace: OpenTrace<R> | undefined
+    // In a backlog, each run of a trace's spans queues it for release by the backlog watermark.
+    const backlog = event !== NO_EVENT_TIME && this.backlogWatermark() !== undefined
     for (let i = 0; i < count; i++) {
       const traceId = batch.traceId(i)
       if (traceId !== lastTraceId || trace === undefined) {
@@ -432,6 +455,7 @@ export class TraceAssembler<R> {
           else list.push(i)
           continue
         }
+        if (backlog) this.queueByBacklog(trace, event)
       }
       if (this.append(trace, batch, i, perSpanBytes, now, ref)) traces++
       if (event > trace.lastEventMs) trace.lastEventMs = event
@@ -472,6 +496,7 @@ export class TraceAssembler<R> {
       else this.awaitingWatermark.push(trace, trace.lastEventMs)
     }
     this.releaseByWatermark(eventLimit, now)
+    this.releaseByBacklog(quietUpTo, now)
     // Compact the queue once its consumed head outweighs what is left.
     if (this.unsettledHead > 1024 && this.unsettledHead * 2 > traces.length) {
       this.unsettledTraces = traces.slice(this.unsettledHead)
@@ -548,6 +573,40 @@ export class TraceAssembler<R> {
     // Drop stale entries once they outnumber the open traces.
     if (waiting.size > 1024 && waiting.size > 2 * this.openCount)
       waiting.retain((trace, key) => trace.isOpen && !trace.inUnsettled && trace.lastEventMs === key)
+  }
+
+  /** Queues a trace for release by the backlog watermark at its latest record time, once per time. */
+  private queueByBacklog(trace: OpenTrace<R>, event: number): void {
+    const key = Math.max(trace.lastEventMs, event)
+    if (trace.backlogKey === key) return
+    trace.backlogKey = key
+    this.byBacklog.push(trace, key)
+  }
+
+  /**
+   * Releases the traces the backlog watermark passed by `settleMs` that look complete and were
+   * last touched before the read-through time (see `backlogWatermark`), without their quiet
+   * period on the clock.
+   */
+  private releaseByBacklog(quietUpTo: number, now: number): void {
+    const waiting = this.byBacklog
+    const backlog = this.backlogWatermark()
+    if (backlog === undefined || this.readThrough() === undefined) {
+      if (waiting.size > 0 && backlog === undefined) waiting.clear()
+      return
+    }
+    const limit = backlog - (this.eventBaseMs ?? backlog) - this.settleMs
+    for (let key = waiting.peekKey(); key !== undefined && key <= limit; key = waiting.peekKey()) {
+      const trace = waiting.peek()!
+      const current = trace.isOpen && trace.lastEventMs === key
+      // No fetch started since its last span arrived: spans of it may wait unread. Next tick.
+      if (current && trace.lastSpanMs >= quietUpTo) break
+      waiting.pop()
+      if (trace.backlogKey === key) trace.backlogKey = NO_EVENT_TIME // a later record queues it again
+      if (current && trace.inUnsettled && this.looksComplete(trace)) this.release(trace, 'settled', now)
+    }
+    if (waiting.size > 1024 && waiting.size > 2 * this.openCount)
+      waiting.retain((trace, key) => trace.isOpen && trace.lastEventMs === key)
   }
 
   /**
@@ -671,6 +730,7 @@ export class TraceAssembler<R> {
       partial: false,
       inUnsettled: false,
       ownedUpTo: 0,
+      backlogKey: NO_EVENT_TIME,
       probation: false,
     }
     this.traces.set(traceId, trace)
