@@ -1,5 +1,5 @@
 import type { Span } from '../model/index.ts'
-import { isRecord, parseIfStructured } from './read-attribute.ts'
+import { isRecord } from './read-attribute.ts'
 
 /** Shorter texts are too common to be told from a template's own words. */
 const MIN_CHARS = 12
@@ -16,10 +16,76 @@ function eachString(value: unknown, depth: number, visit: (text: string) => void
   if (typeof value === 'string') {
     if (value.length < MIN_CHARS) return
     visit(value)
-    if (depth === 0 && value.charCodeAt(0) === 123 /* { */)
-      eachString(parseIfStructured(value), depth + 1, visit)
+    if (depth === 0 && value.charCodeAt(0) === 123 /* { */) eachJsonString(value, visit)
   } else if (isRecord(value) && depth <= MAX_DEPTH) {
     for (const key in value) eachString(value[key], depth + 1, visit)
+  }
+}
+
+const QUOTE = 34
+const BACKSLASH = 92
+const COLON = 58
+
+/**
+ * Gives `visit` the string values of the JSON object `text` that {@link eachString} gives of a
+ * parsed record (of its objects up to `MAX_DEPTH` levels down, none inside an array, no key), in
+ * the text's order, without parsing it. An agent span's `input.value` is mostly message lists,
+ * which are never looked into: parsing them cost more than the rest of the look (issue 27). Text
+ * that is not valid JSON (cut short by an exporter's limit) gives the strings before the fault.
+ */
+export function eachJsonString(text: string, visit: (text: string) => void): void {
+  // Objects open down to the one at hand, and containers open inside a part not looked into
+  // (an array, an object deeper than MAX_DEPTH): those close before the objects do.
+  let level = 0
+  let skipped = 0
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charCodeAt(at)
+    if (char === QUOTE) {
+      const end = stringEnd(text, at + 1)
+      if (end < 0) return
+      // A string shorter than MIN_CHARS escaped is shorter unescaped.
+      if (skipped === 0 && end - at - 1 >= MIN_CHARS && !isKey(text, end + 1)) {
+        const value = unescaped(text, at, end)
+        if (value !== undefined && value.length >= MIN_CHARS) visit(value)
+      }
+      at = end
+    } else if (char === 123 /* { */) {
+      if (skipped === 0 && level < MAX_DEPTH) level++
+      else skipped++
+    } else if (char === 91 /* [ */) {
+      skipped++
+    } else if (char === 125 /* } */ || char === 93 /* ] */) {
+      if (skipped > 0) skipped--
+      else if (--level <= 0) return
+    }
+  }
+}
+
+/** Where the JSON string whose text starts at `from` ends (its closing quote); -1 if it never does. */
+function stringEnd(text: string, from: number): number {
+  for (let at = text.indexOf('"', from); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++
+    if (backslashes % 2 === 0) return at
+  }
+  return -1
+}
+
+/** Whether the string that ended before `from` is a key: a colon follows it. */
+function isKey(text: string, from: number): boolean {
+  let at = from
+  while (at < text.length && text.charCodeAt(at) <= 32) at++
+  return text.charCodeAt(at) === COLON
+}
+
+/** The JSON string between the quotes at `open` and `close`, unescaped; undefined if it is not valid. */
+function unescaped(text: string, open: number, close: number): string | undefined {
+  const raw = text.slice(open + 1, close)
+  if (!raw.includes('\\')) return raw
+  try {
+    return JSON.parse(text.slice(open, close + 1)) as string
+  } catch {
+    return undefined
   }
 }
 
@@ -48,7 +114,10 @@ export interface TemplatedPrompt {
 export function textsInsideTemplate(agent: Span, prompt: TemplatedPrompt): TemplatedPrompt {
   const found: TemplatedPrompt = {}
   const system = prompt.system !== undefined && prompt.system.length > MIN_CHARS ? prompt.system : undefined
-  const input = prompt.input !== undefined && prompt.input.length > MIN_CHARS ? prompt.input : undefined
+  const input =
+    prompt.input !== undefined && prompt.input.length > MIN_CHARS && holdsFields(prompt.input)
+      ? prompt.input
+      : undefined
   if (system === undefined && input === undefined) return found
   const consider = (text: string) => {
     const trimmed = text.trim()
@@ -58,6 +127,15 @@ export function textsInsideTemplate(agent: Span, prompt: TemplatedPrompt): Templ
   }
   for (const key in agent.attributes) eachString(agent.attributes[key], 0, consider)
   return found
+}
+
+/**
+ * Whether a message can hold a field of a template (see {@link longerInside}): a text shorter than
+ * the message starts a line or follows a `Label: `, and ends a line. A one-line message without a
+ * label holds none, and its look at the span is saved.
+ */
+function holdsFields(message: string): boolean {
+  return message.includes('\n') || message.includes(': ')
 }
 
 /** Whether `text` is inside `prompt` with more around it, unquoted (a field with `fieldOnly`), and longer than `best`. */
@@ -89,13 +167,16 @@ export function withoutIntroduction(
   agentName: string | undefined,
 ): string[] | undefined {
   if (!agentName) return undefined
+  // No text quotes the name: nothing to drop, and the span's attributes need no look.
+  const quoted = `"${agentName}"`
+  if (!system.some((text) => text.includes(quoted))) return undefined
   let description: string | undefined
   for (const key in agent.attributes) {
     const value = agent.attributes[key]
     if (typeof value === 'string' && DESCRIPTION_KEY.test(key)) description = value
   }
   const introduces = (paragraph: string) =>
-    paragraph.includes(`"${agentName}"`) && (!description || paragraph.includes(`"${description}"`))
+    paragraph.includes(quoted) && (!description || paragraph.includes(`"${description}"`))
   let changed = false
   const kept = system.map((text) => {
     const paragraphs = text.split('\n\n')
