@@ -69,9 +69,13 @@ interface TraceRuns {
  */
 export function findRuns(tree: SpanTree): TraceRuns {
   const confirmed: Span[] = []
+  // Finding runs by structure reads the model calls: listed in the same pass.
+  const models: Span[] = []
   for (const span of tree.byId.values()) {
     const reader = readerFor(span)
-    if (!isAgentRunSpan(span)) {
+    const role = spanRole(span)
+    if (role !== 'agent') {
+      if (role === 'model') models.push(span)
       if (reader?.headsRun?.(span, tree)) confirmed.push(span)
       continue
     }
@@ -91,11 +95,11 @@ export function findRuns(tree: SpanTree): TraceRuns {
   const named = confirmed.filter((run) => runOf.get(run.spanId) === run && !isWrapper(tree, run, runOf))
   // Structure decides what vocabulary cannot: steps and pseudo-tools are no runs, model calls no
   // run holds make runs of their own, a handoff to another agent continues a run.
-  const { kept: namedRuns, found } = structureRuns(tree, named, continuations)
+  const { kept: namedRuns, found } = structureRuns({ tree, models }, named, continuations)
   for (const run of found) runOf.set(run.spanId, run)
   // Found runs are few (none in most traces); the named ones are in start order already.
   const runs = found.length === 0 ? namedRuns : [...namedRuns, ...found].sort(byStart)
-  for (const [head, chain] of handoffs(tree, runs)) {
+  for (const [head, chain] of handoffs({ tree, models }, runs)) {
     const own = chain.filter((span) => !continuations.has(span.spanId))
     for (const span of own) runOf.set(span.spanId, head)
     if (own.length > 0) continuations.set(head.spanId, [...(continuations.get(head.spanId) ?? []), ...own])

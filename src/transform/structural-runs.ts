@@ -56,13 +56,6 @@ function openingOf(model: Span, read: { openings?: Map<Span, Opening | undefined
 const sameOpening = (a: Opening | undefined, b: Opening | undefined) =>
   a !== undefined && b !== undefined && a.system === b.system && a.user === b.user
 
-/** The model-call spans of a trace, in no particular order. */
-function modelSpans(tree: SpanTree): Span[] {
-  const models: Span[] = []
-  for (const span of tree.byId.values()) if (spanRole(span) === 'model') models.push(span)
-  return models
-}
-
 /**
  * The first model call under each span, worked out when first asked: only a trace with nested
  * candidates or with calls no run holds asks (most traces never do).
@@ -124,14 +117,15 @@ export interface StructuredRuns {
 
 /**
  * Keeps the candidate agent spans that are runs of their own and finds the runs no vocabulary
- * names. `candidates` are sorted by start.
+ * names. `candidates` are sorted by start; `models` are the trace's model-call spans, in no
+ * particular order.
  */
 export function structureRuns(
-  tree: SpanTree,
+  { tree, models }: { tree: SpanTree; models: Span[] },
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): StructuredRuns {
-  const trace: TraceModels = { tree, models: modelSpans(tree) }
+  const trace: TraceModels = { tree, models }
   // One candidate sits inside no other: nothing to decide (most traces).
   const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
   const keptInOrder: Span[] = []
@@ -381,7 +375,10 @@ const NONE: ReadonlyMap<Span, Span[]> = new Map()
  * with the same user message under other instructions (a handoff gives the conversation to another
  * agent). Returns the continuations by the run they continue.
  */
-export function handoffs(tree: SpanTree, runs: readonly Span[]): ReadonlyMap<Span, Span[]> {
+export function handoffs(
+  { tree, models }: { tree: SpanTree; models: Span[] },
+  runs: readonly Span[],
+): ReadonlyMap<Span, Span[]> {
   // Only runs beside another run under the same span can be a handoff: none in most traces.
   if (runs.length < 2) return NONE
   const parents = new Set<string>()
@@ -392,7 +389,7 @@ export function handoffs(tree: SpanTree, runs: readonly Span[]): ReadonlyMap<Spa
     parents.add(run.parentSpanId)
   }
   if (!siblings) return NONE
-  const firstModelUnder = firstModelUnderOf({ tree, models: modelSpans(tree) })
+  const firstModelUnder = firstModelUnderOf({ tree, models })
   const read = {}
   const chains = new Map<Span, Span[]>()
   const lastByParent = new Map<string, { head: Span; opening: Opening }>()
