@@ -262,6 +262,19 @@ async function sendTraffic(): Promise<void> {
   }
   const send = (parts: (typeof webTraces)[number], part: number) =>
     post(parts[part]!.replica, encodeOtlpProto(parts[part]!.spans))
+  // The web traces come once tier 2 has read the rest and decided it. While a replica is full
+  // (num_traces, block_on_overflow) it reads nothing: a trace's GenAI part queued in Kafka behind
+  // a blocked record could reach it after its query part was decided (dropped) alone, and the
+  // drop cache would then drop the rest of the trace (the hazard the config's comments describe;
+  // 1 of 2 CI runs lost 3 of 6 traces so on 2026-12-06). The overflow is tested by the traffic
+  // above; these traces test parts sent apart and roots that come after the decision.
+  await untilFullyCommitted(
+    testKafka(),
+    tier2Group,
+    allTopic,
+    `${allTopic} read by tier 2 before the web traces`,
+  )
+  await new Promise((r) => setTimeout(r, (decisionWait + 2) * 1000))
   // A trace's query and GenAI spans one after the other: on a loaded machine, parts sent further
   // apart than decision_wait would have the query decided (dropped) alone first, and the drop
   // cache would then drop the rest of the trace, as the docs warn.
