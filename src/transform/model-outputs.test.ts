@@ -172,6 +172,43 @@ describe('values a scorer may change are reachable from one run and one field on
     expect(second!.output[0]!.content.content).toBe('looking')
   })
 
+  it('nor when the answer came from a provider body under a key of the producer’s own', () => {
+    // No GenAI output key: the answer is read from the OpenAI response body (`modelContent`).
+    const response = {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: 'looking',
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":{"v":1}}' } },
+            ],
+          },
+        },
+      ],
+    }
+    const model = span({
+      id: 'm1',
+      parent: 'a',
+      name: 'chat m',
+      start: 10,
+      end: 15,
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([user('q')]),
+        'vendor.response.body': JSON.stringify(response),
+      },
+    })
+    const spans = [agent('a'), model]
+    const [first] = extractAgentRuns(spans)
+    const part = first!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')!
+    expect(part.toolInvocation.args).toEqual({ q: { v: 1 } })
+    ;(part.toolInvocation.args as { q: { v: number } }).q.v = 99
+    const [second] = extractAgentRuns(spans)
+    const again = second!.output[0]!.content.parts.find((p) => p.type === 'tool-invocation')!
+    expect(again.toolInvocation.args).toEqual({ q: { v: 1 } })
+  })
+
   // Every fixture trace (every producer, nested runs, handoffs, history): no object of one run or
   // field is reachable from another run or field. Mastra's mirrors within one message are allowed.
   const fixtures = listFixtures().filter((entry) => !UNREAD_FIXTURES.has(entry.name))

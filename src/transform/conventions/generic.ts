@@ -20,7 +20,12 @@ interface ModelContent {
   answer?: ChatMessage[]
 }
 
-const contents = new WeakMap<Span, ModelContent>()
+/**
+ * Each span's content while a trace is read ({@link withGenericReading}), dropped with it: a
+ * `WeakMap` kept across traces made every span it held an ephemeron for the collector to trace
+ * (issue 27's extraction cost), and a span's content is asked again only while its trace is read.
+ */
+let contents: Map<Span, ModelContent> | undefined
 
 /** Attribute values this long or longer are not parsed to look for a model call (bounded work). */
 const MAX_CONTENT_CHARS = 4_000_000
@@ -43,7 +48,7 @@ export function mayHoldMessages(value: AttributeValue): value is string {
 
 /** The prompt and answer a span holds in any attribute, by what the values are (their keys are the producer's). */
 export function modelContent(span: Span): ModelContent {
-  let content = contents.get(span)
+  let content = contents?.get(span)
   if (content) return content
   content = {}
   for (const key in span.attributes) {
@@ -64,7 +69,10 @@ export function modelContent(span: Span): ModelContent {
       if (prompt?.some((message) => message.role !== 'assistant')) content.prompt = prompt
     }
   }
-  contents.set(span, content)
+  if (reading) {
+    contents ??= new Map()
+    contents.set(span, content)
+  }
   return content
 }
 
@@ -281,6 +289,7 @@ export function withGenericReading<T>(work: () => T): T {
     return work()
   } finally {
     reading = false
+    contents = undefined
   }
 }
 
