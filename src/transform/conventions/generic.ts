@@ -281,14 +281,28 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
  */
 let reading = false
 
+/** A new object for each outermost {@link withGenericReading} call; undefined outside one. */
+let scope: object | undefined
+
+/**
+ * What memos of values parsed from spans are kept under (`readingScope() === memo.scope`): one
+ * call into the transform. Such values end up in runs that scorers may change, so no memo may
+ * hand them to the next call (`model-outputs.test.ts`, `profile-values.test.ts`).
+ */
+export function readingScope(): object | undefined {
+  return scope
+}
+
 /** Runs `work` with spans of no known vocabulary read by the generic reader (re-entrant). */
 export function withGenericReading<T>(work: () => T): T {
   if (reading) return work()
   reading = true
+  scope = {}
   try {
     return work()
   } finally {
     reading = false
+    scope = undefined
     contents = undefined
   }
 }

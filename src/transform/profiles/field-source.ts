@@ -1,5 +1,6 @@
 import type { Attributes, AttributeValue, RunPart, Span } from '../../model/index.ts'
 import type { ChatMessage } from '../chat-message.ts'
+import { readingScope } from '../conventions/generic.ts'
 import { flattenedDicts } from '../conventions/openinference.ts'
 import { indexedMessages } from '../conventions/traceloop.ts'
 import type { Notes } from '../notes.ts'
@@ -66,14 +67,21 @@ export function compileSources(source: FieldSource, defaultShape: Shape): Compil
   })
 }
 
-/** Attribute values parsed for JSON paths, per span and key: several fields may read one value. */
-const parsedValues = new WeakMap<Attributes, Map<string, unknown>>()
+/**
+ * Attribute values parsed for JSON paths, per span and key, while one call into the transform
+ * reads ({@link readingScope}): several fields may read one value. Outside one, parsed each time.
+ * Weak: the last call's spans are not kept alive until the next call.
+ */
+let parsedValues: { scope: object; byAttributes: WeakMap<Attributes, Map<string, unknown>> } | undefined
 
 function parsed(attributes: Attributes, key: string, value: AttributeValue): unknown {
-  let byKey = parsedValues.get(attributes)
+  const scope = readingScope()
+  if (scope === undefined) return parseJsonValue(value)
+  if (parsedValues?.scope !== scope) parsedValues = { scope, byAttributes: new WeakMap() }
+  let byKey = parsedValues.byAttributes.get(attributes)
   if (!byKey) {
     byKey = new Map()
-    parsedValues.set(attributes, byKey)
+    parsedValues.byAttributes.set(attributes, byKey)
   }
   if (byKey.has(key)) return byKey.get(key)
   const result = parseJsonValue(value)
