@@ -1,4 +1,5 @@
 import type { TracescoreConfig } from '../config/index.ts'
+import { heapTuningFor, tuneHeap } from '../ops/heap-tuning.ts'
 import { startOpsServer } from '../ops/http-server.ts'
 import { createLogger } from '../ops/logger.ts'
 import { createPipeline, type Pipeline } from '../pipeline.ts'
@@ -15,8 +16,14 @@ const FATAL_STOP_TIMEOUT_MS = 30_000
  */
 export async function runService(
   config: TracescoreConfig,
-  deps: { pipeline?: Pipeline; exitSoon?: (code: number, ms?: number, onLate?: () => void) => void } = {},
+  deps: {
+    pipeline?: Pipeline
+    exitSoon?: (code: number, ms?: number, onLate?: () => void) => void
+    /** Sizes V8's collector for the service (see heap-tuning.ts); returns what undoes its watching. */
+    tuneHeap?: () => () => void
+  } = {},
 ): Promise<number> {
+  const untune = (deps.tuneHeap ?? tuneServiceHeap)()
   const logger = createLogger(config.log.level)
   const pipeline = deps.pipeline ?? createPipeline(config, { logger })
   let stopping = false
@@ -49,6 +56,7 @@ export async function runService(
     await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
     ;(deps.exitSoon ?? exitSoon)(1)
+    untune()
     return 1
   }
   const outcome = await Promise.race([stopped, failed])
@@ -61,6 +69,7 @@ export async function runService(
     await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
     ;(deps.exitSoon ?? exitSoon)(1)
+    untune()
     return 1
   }
   await pipeline.stop()
@@ -71,8 +80,13 @@ export async function runService(
   ;(deps.exitSoon ?? exitSoon)(0, STOPPED_EXIT_MS, () =>
     logger.warn({ afterMs: STOPPED_EXIT_MS }, LATE_EXIT_MESSAGE),
   )
+  untune()
   return 0
 }
+
+/** The service's heap tuning, unless Node was given flags of its own (see heap-tuning.ts). */
+const tuneServiceHeap = (): (() => void) =>
+  tuneHeap(heapTuningFor(process.execArgv, process.env.NODE_OPTIONS))
 
 /** How long a stopped service may stay alive before it exits anyway. */
 const STOPPED_EXIT_MS = 10_000
