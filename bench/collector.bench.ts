@@ -281,6 +281,7 @@ export async function tracescoreRound(
   backlog: Backlog,
   rate: number,
   env?: NodeJS.ProcessEnv,
+  cwd?: string,
 ): Promise<Round> {
   const receiver = await receiverInWorker(Number.POSITIVE_INFINITY, 'spans')
   const groupId = uniqueName('bench-tracescore-group')
@@ -293,7 +294,7 @@ export async function tracescoreRound(
     defaultAssembly: true,
     scorers: exampleScorers(rate),
   })
-  const service = await startService(config, { env })
+  const service = await startService(config, { env, cwd })
   try {
     const recordsRead = async () => (await service.metric('tracescore_records_total')) ?? 0
     const start = await firstRecord(service.pid, recordsRead)

@@ -9,6 +9,8 @@
  * `MEM_SAMPLER_SMAPS=1` adds, each time RSS rose by 8 MiB, its resident MiB by kind of mapping
  * (`[heap]`: the C heap; `anon256k`: V8's pages; `file`: the binary and libraries).
  * `MEM_SAMPLER_GC_EVENTS=1` logs each collection (`gc`: minor, major, incremental, weak).
+ * `MEM_SAMPLER_SNAPSHOT_AB=N` writes a heap snapshot (`<pid>.heapsnapshot`) the first time
+ * ArrayBuffers exceed N MiB: what keeps them (`bench/snapshot-retainers.py`).
  * `MEM_SAMPLER_V8_FLAGS` is given to `v8.setFlagsFromString` as the process starts.
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
@@ -31,6 +33,7 @@ if (dir && (process.argv[1] ?? '').endsWith('tracescore.js')) {
     return sum
   }
   let peakRss = 0
+  let snapshotTaken = false
   /** Resident MiB by kind of mapping: the heap (brk), files, and anonymous ones by size class. */
   const smapsSummary = () => {
     const out = {}
@@ -81,6 +84,10 @@ if (dir && (process.argv[1] ?? '').endsWith('tracescore.js')) {
         line.buffered = metric(page, 'tracescore_buffered_spans')
         line.records = metric(page, 'tracescore_records_total')
       } catch {}
+    }
+    if (!snapshotTaken && line.ab > Number(process.env.MEM_SAMPLER_SNAPSHOT_AB ?? Number.POSITIVE_INFINITY)) {
+      snapshotTaken = true
+      line.snapshot = v8.writeHeapSnapshot(`${dir}/${process.pid}.heapsnapshot`)
     }
     if (process.env.MEM_SAMPLER_SMAPS === '1' && line.rss > peakRss + 8) {
       peakRss = line.rss

@@ -6,6 +6,7 @@
  *   VARIANTS='[{"name":"base","env":{}},{"name":"semi16","env":{"NODE_OPTIONS":"--max-semi-space-size=16"}}]' \
  *   VARIANTS_TRAFFIC=mixed VARIANTS_RATE=1 VARIANTS_ROUNDS=3 npx tsx bench/tracescore-variants.ts
  *
+ * A variant's `cwd` runs another build (e.g. a parent commit exported with `git archive`, built).
  * Prints each round (spans/s, CPU µs per span, peak RSS MiB, score spans received). With
  * `MEM_SAMPLER_DIR` in a variant's env, also the sample of highest RSS of its process.
  */
@@ -17,6 +18,8 @@ import { ensureBroker } from './pipeline.bench.ts'
 interface Variant {
   name: string
   env: Record<string, string>
+  /** A folder with another build of the package (its bin/ and dist/): another commit's code. */
+  cwd?: string
 }
 
 const variants: Variant[] = JSON.parse(process.env.VARIANTS ?? '[{"name":"base","env":{}}]')
@@ -52,7 +55,7 @@ console.log(`${traffic.name} at ${rate * 100} %: ${backlog.spans} spans, ${backl
 try {
   for (let r = 0; r < rounds; r++) {
     for (const v of r % 2 === 0 ? variants : [...variants].reverse()) {
-      const round = await tracescoreRound(kafka, backlog, rate, v.env)
+      const round = await tracescoreRound(kafka, backlog, rate, v.env, v.cwd)
       const dir = v.env.MEM_SAMPLER_DIR
       console.log(
         `round ${r + 1} ${v.name}: ${Math.round(round.spansPerSec)} spans/s / ${round.cpuUsPerSpan.toFixed(2)} µs / ${Math.round(round.peakRssMiB)} MiB; received ${round.received}; read ${round.readSeconds?.toFixed(1)} s${dir ? peakSample(dir, seen) : ''}`,
