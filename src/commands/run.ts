@@ -1,5 +1,4 @@
 import type { TracescoreConfig } from '../config/index.ts'
-import { heapTuningFor, tuneHeap } from '../ops/heap-tuning.ts'
 import { startOpsServer } from '../ops/http-server.ts'
 import { createLogger } from '../ops/logger.ts'
 import { createPipeline, type Pipeline } from '../pipeline.ts'
@@ -19,11 +18,14 @@ export async function runService(
   deps: {
     pipeline?: Pipeline
     exitSoon?: (code: number, ms?: number, onLate?: () => void) => void
-    /** Sizes V8's collector for the service (see heap-tuning.ts); returns what undoes its watching. */
+    /**
+     * Sizes V8's collector for the service (`tuneHeap` of heap-tuning.ts, as the CLI passes it);
+     * returns what stops its watching. Absent: V8's defaults.
+     */
     tuneHeap?: () => () => void
   } = {},
 ): Promise<number> {
-  const untune = (deps.tuneHeap ?? tuneServiceHeap)()
+  const untune = deps.tuneHeap?.() ?? (() => {})
   const logger = createLogger(config.log.level)
   const pipeline = deps.pipeline ?? createPipeline(config, { logger })
   let stopping = false
@@ -83,10 +85,6 @@ export async function runService(
   untune()
   return 0
 }
-
-/** The service's heap tuning, unless Node was given flags of its own (see heap-tuning.ts). */
-const tuneServiceHeap = (): (() => void) =>
-  tuneHeap(heapTuningFor(process.execArgv, process.env.NODE_OPTIONS))
 
 /** How long a stopped service may stay alive before it exits anyway. */
 const STOPPED_EXIT_MS = 10_000
