@@ -11,7 +11,8 @@
  * `MEM_SAMPLER_GC_EVENTS=1` logs each collection (`gc`: minor, major, incremental, weak).
  * `MEM_SAMPLER_SNAPSHOT_AB=N` writes a heap snapshot (`<pid>.heapsnapshot`) the first time
  * ArrayBuffers exceed N MiB: what keeps them (`bench/snapshot-retainers.py`).
- * `MEM_SAMPLER_V8_FLAGS` is given to `v8.setFlagsFromString` as the process starts.
+ * `MEM_SAMPLER_V8_FLAGS` is given to `v8.setFlagsFromString` as the process starts, and
+ * `MEM_SAMPLER_V8_FLAGS_LATE` every 100 ms of its first 4 s (over the service's own tuning).
  */
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
@@ -21,6 +22,12 @@ const dir = process.env.MEM_SAMPLER_DIR
 if (dir && (process.argv[1] ?? '').endsWith('tracescore.js')) {
   mkdirSync(dir, { recursive: true })
   if (process.env.MEM_SAMPLER_V8_FLAGS) v8.setFlagsFromString(process.env.MEM_SAMPLER_V8_FLAGS)
+  const late = process.env.MEM_SAMPLER_V8_FLAGS_LATE
+  if (late) {
+    // Again and again for the first seconds: after the service's own tuning (heap-tuning.ts).
+    const again = setInterval(() => v8.setFlagsFromString(late), 100).unref()
+    setTimeout(() => clearInterval(again), 4000).unref()
+  }
   const file = `${dir}/${process.pid}.jsonl`
   const mib = (b) => Math.round((b / 1048576) * 10) / 10
   const start = Date.now()

@@ -15,11 +15,13 @@ describe('heap tuning of the service', () => {
     })
   })
 
-  it('leaves alone what the user set, on the command line or in NODE_OPTIONS, with - or _', () => {
+  it('leaves alone what the user gave Node, on its command line or in NODE_OPTIONS, with - or _', () => {
     expect(heapTuningFor(['--heap-growing-percent=30'], undefined)).toEqual({ newSpaceCapBytes: 32 * MiB })
-    expect(heapTuningFor([], ' --heap_growing_percent=30 ')).toEqual({ newSpaceCapBytes: 32 * MiB })
+    expect(heapTuningFor(['--heap_growing_percent=30'], undefined)).toEqual({ newSpaceCapBytes: 32 * MiB })
+    // Node takes only some V8 flags from NODE_OPTIONS (--max-semi-space-size among them).
+    expect(heapTuningFor([], ' --max-semi-space-size=64 ')).toEqual({ growingPercent: 100 })
     for (const flag of ['--max-semi-space-size=64', '--semi-space-growth-factor=4', '--max-heap-size=900'])
-      expect(heapTuningFor([], flag)).toEqual({ growingPercent: 100 })
+      expect(heapTuningFor([flag], undefined)).toEqual({ growingPercent: 100 })
     expect(heapTuningFor(['--max_semi_space_size', '8', '--heap-growing-percent', '50'], undefined)).toEqual(
       {},
     )

@@ -26,7 +26,7 @@ export const NEW_SPACE_CAP_BYTES = 32 * 1024 * 1024
 
 /** What `tuneHeap` sets, from the Node options the process was started with. */
 export interface HeapTuning {
-  /** `--heap-growing-percent` to set, unless the user set one. */
+  /** `--heap-growing-percent` to set, unless the user set one (on the command line: NODE_OPTIONS may not hold it). */
   growingPercent?: number
   /** Stop the new generation's growth at this size, unless the user sized it. */
   newSpaceCapBytes?: number
