@@ -67,7 +67,7 @@ const SEEDS_PER_CHUNK = 10
 const ROUND_TIMEOUT_MS = 300_000
 
 /** A traffic shape and the issue's targets for it. */
-interface Traffic {
+export interface Traffic {
   name: string
   /** Generators' seeds: each gives 1,000 traces. */
   seeds: number
@@ -80,7 +80,7 @@ interface Traffic {
   targets: Record<number, { cpuAtMost?: number; rateAtLeast?: number; rssAtMost?: number }>
 }
 
-const traffics: Traffic[] = [
+export const traffics: Traffic[] = [
   {
     name: 'GenAI-heavy (every trace an agent run)',
     seeds: 80, // 80,000 agent runs, 400,000 spans
@@ -102,7 +102,7 @@ const traffics: Traffic[] = [
 ]
 
 /** A pre-filled topic. */
-interface Backlog {
+export interface Backlog {
   topic: string
   spans: number
   records: number
@@ -110,7 +110,7 @@ interface Backlog {
 }
 
 /** Generates the traffic chunk by chunk and produces it as null-keyed records of 50 spans. */
-async function fill(kafka: Kafka, traffic: Traffic): Promise<Backlog> {
+export async function fill(kafka: Kafka, traffic: Traffic): Promise<Backlog> {
   const topic = uniqueName('bench-collector')
   await createTopic(kafka, topic, PARTITIONS)
   const producer = kafka.producer()
@@ -184,7 +184,7 @@ function peakRssMiB(pid: number): number {
 }
 
 /** What one subject's consumption of a backlog gave. */
-interface Round {
+export interface Round {
   spansPerSec: number
   cpuUsPerSpan: number
   peakRssMiB: number
@@ -276,7 +276,13 @@ function exampleScorers(rate: number): string | undefined {
 }
 
 /** `tracescore run` (defaults, the two example code scorers sampling `rate`, OTLP export) over the backlog. */
-async function tracescoreRound(kafka: Kafka, backlog: Backlog, rate: number): Promise<Round> {
+export async function tracescoreRound(
+  kafka: Kafka,
+  backlog: Backlog,
+  rate: number,
+  env?: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<Round> {
   const receiver = await receiverInWorker(Number.POSITIVE_INFINITY, 'spans')
   const groupId = uniqueName('bench-tracescore-group')
   const config = writeServiceConfig(groupId, {
@@ -288,7 +294,7 @@ async function tracescoreRound(kafka: Kafka, backlog: Backlog, rate: number): Pr
     defaultAssembly: true,
     scorers: exampleScorers(rate),
   })
-  const service = await startService(config)
+  const service = await startService(config, { env, cwd })
   try {
     const recordsRead = async () => (await service.metric('tracescore_records_total')) ?? 0
     const start = await firstRecord(service.pid, recordsRead)

@@ -89,7 +89,9 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parseArgs({ args: rest, options: { config: { type: 'string', short: 'c' } } })
         const config = await configFor(values.config)
         const { runService } = await import('./commands/run.ts')
-        return await runService(config)
+        const { heapTuningFor, tuneHeap } = await import('./ops/heap-tuning.ts')
+        const tuning = heapTuningFor(process.execArgv, process.env.NODE_OPTIONS)
+        return await runService(config, { tuneHeap: () => tuneHeap(tuning) })
       }
       case 'score':
         return await scoreCommand(rest, configFor)

@@ -50,7 +50,12 @@ describe('tracescore run', () => {
     const config = resolveConfig({ metrics: { port }, log: { level: 'error' } }, {})
     const { pipeline, die, finishStop } = dyingPipeline()
     let exitedWith: number | undefined
-    const running = runService(config, { pipeline, exitSoon: (code) => (exitedWith = code) })
+    const heap = { tuned: 0, untuned: 0 }
+    const tuneHeap = () => {
+      heap.tuned++
+      return () => heap.untuned++
+    }
+    const running = runService(config, { pipeline, exitSoon: (code) => (exitedWith = code), tuneHeap })
     let status = 0
     for (let i = 0; i < 100 && status !== 200; i++) {
       status = await readyz(port).catch(() => 0)
@@ -68,5 +73,7 @@ describe('tracescore run', () => {
     finishStop()
     expect(await running).toBe(1)
     expect(exitedWith).toBe(1)
+    // The service sized V8's collector as it started, and stopped watching it as it ended.
+    expect(heap).toEqual({ tuned: 1, untuned: 1 })
   })
 })

@@ -15,8 +15,17 @@ const FATAL_STOP_TIMEOUT_MS = 30_000
  */
 export async function runService(
   config: TracescoreConfig,
-  deps: { pipeline?: Pipeline; exitSoon?: (code: number, ms?: number, onLate?: () => void) => void } = {},
+  deps: {
+    pipeline?: Pipeline
+    exitSoon?: (code: number, ms?: number, onLate?: () => void) => void
+    /**
+     * Sizes V8's collector for the service (`tuneHeap` of heap-tuning.ts, as the CLI passes it);
+     * returns what stops its watching. Absent: V8's defaults.
+     */
+    tuneHeap?: () => () => void
+  } = {},
 ): Promise<number> {
+  const untune = deps.tuneHeap?.() ?? (() => {})
   const logger = createLogger(config.log.level)
   const pipeline = deps.pipeline ?? createPipeline(config, { logger })
   let stopping = false
@@ -49,6 +58,7 @@ export async function runService(
     await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
     ;(deps.exitSoon ?? exitSoon)(1)
+    untune()
     return 1
   }
   const outcome = await Promise.race([stopped, failed])
@@ -61,6 +71,7 @@ export async function runService(
     await withinMs(pipeline.stop(), FATAL_STOP_TIMEOUT_MS).catch(() => {})
     await ops.close()
     ;(deps.exitSoon ?? exitSoon)(1)
+    untune()
     return 1
   }
   await pipeline.stop()
@@ -71,6 +82,7 @@ export async function runService(
   ;(deps.exitSoon ?? exitSoon)(0, STOPPED_EXIT_MS, () =>
     logger.warn({ afterMs: STOPPED_EXIT_MS }, LATE_EXIT_MESSAGE),
   )
+  untune()
   return 0
 }
 

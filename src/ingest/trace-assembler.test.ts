@@ -1,3 +1,5 @@
+import v8 from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import type { Span } from '../model/index.ts'
 import { decodeOtlpTraces } from './decode/index.ts'
@@ -622,6 +624,44 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     // T2 (11,600) is passed by A's 13,000 and quiet on the clock; T3 and T4 (13,000) wait.
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
     expect(assembler.stats().lateSpans).toBe(0)
+  })
+
+  it('keeps nothing of a trace the backlog watermark released, though its clock quiet period is not over', async () => {
+    const watermark = new PartitionWatermark()
+    let through: number | undefined
+    const { clock, assembler } = setup({
+      watermark: () => watermark.current(),
+      backlogWatermark: () => watermark.backlog(),
+      readThrough: () => through,
+    })
+    watermark.assign([A, B])
+    through = clock.t
+    // Made in a function of its own, so that only the assembler (and the weak refs) hold the spans.
+    const read = (partition: number, at: number, spans: Span[], ref: string) => {
+      assembler.add(spans, ref, undefined, at)
+      watermark.advance(partition, at, false)
+    }
+    read(A, 9_000, [span(T3, '30', { parentSpanId: undefined })], 'a0') // now every partition is known to lag
+    read(B, 9_000, [span(T4, '40', { parentSpanId: undefined })], 'b0')
+    const spansOfT1 = (() => {
+      const spans = [agent(T1, '10', { parentSpanId: undefined }), span(T1, '11', { parentSpanId: '10' })]
+      read(A, 10_000, spans.slice(0, 1), 'a1')
+      read(B, 10_500, spans.slice(1), 'b1')
+      return spans.map((s) => new WeakRef(s))
+    })()
+    read(A, 11_600, [span(T2, '20', { parentSpanId: undefined })], 'a2')
+    read(B, 11_600, [span(T2, '21')], 'b2')
+    through = clock.t + 10
+    clock.t += 20 // far less than the quiet period (1,000 ms): T1 is still in the clock's queue
+    const ready = assembler.takeReady()
+    expect(ready.map((t) => t.traceId)).toEqual([T1])
+    expect(ready[0]!.spans.map((s) => s.spanId)).toEqual(['10', '11'])
+    ready.length = 0 // scored and delivered: the pipeline keeps nothing of it either
+    await new Promise((r) => setImmediate(r)) // weak refs made in a job hold until it ends
+    v8.setFlagsFromString('--expose-gc')
+    ;(runInNewContext('gc') as () => void)()
+    expect(spansOfT1.map((ref) => ref.deref() === undefined)).toEqual([true, true])
+    expect(assembler.stats()).toMatchObject({ openTraces: 3, bufferedSpans: 4 }) // T2, T3, T4 wait
   })
 
   it('waits again for a trace that got a later span while it waited for the watermark', () => {

@@ -130,7 +130,7 @@ class ReleasedTraceView<R> implements ReadyTrace<R> {
     this.reason = reason
     this.supersedes = trace.supersedes
     this.recordRefs = trace.refs
-    this.#held = trace
+    this.#held = { held: trace.held } // not the trace: the assembler's queues may still list it
   }
 
   get spans(): Span[] {
@@ -203,6 +203,19 @@ function ownBytes(trace: HeldSpans & { ownedUpTo: number }): void {
     last = source
   }
   trace.ownedUpTo = count
+}
+
+/**
+ * Lets a closed trace keep nothing of its spans. Its entries in the assembler's queues (the clock's
+ * unsettled queue, the open order, the backlog heap) turn stale, not gone: the unsettled queue
+ * lists a trace until its quiet period on the clock is over, though the watermark released it
+ * long before in a backlog read. Its spans' batches, and through them whole fetch responses, would
+ * stay alive that long (at 10 % sampling, 240 MiB of fetch responses kept by traces released and
+ * scored seconds before).
+ */
+function letGo(trace: OpenTrace<unknown>): void {
+  trace.held = NONE
+  trace.idSet = undefined
 }
 
 /**
@@ -938,12 +951,14 @@ export class TraceAssembler<R> {
     this.releasedSize++
     this.releasedOrder.push(remembered)
     if (this.releasedSize > this.maxReleasedTraces) this.forgetReleased(now)
+    letGo(trace)
   }
 
   /** Drops an open trace (not released: its records are read again by whoever reads them next). */
   private remove(trace: OpenTrace<R>): void {
     this.traces.delete(trace.traceId)
     this.close(trace)
+    letGo(trace)
   }
 
   /** Takes a trace out of the open ones (its entry in `traces` is the caller's to replace or delete). */

@@ -175,7 +175,7 @@ export interface ServiceProcess extends TracescoreProcess {
  */
 export async function startService(
   configFile: string,
-  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; cwd?: string } = {},
 ): Promise<ServiceProcess> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -192,13 +192,14 @@ export async function startService(
 
 async function startServiceOnce(
   configFile: string,
-  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; cwd?: string } = {},
 ): Promise<ServiceProcess> {
   const port = await freePort()
   const process_ = spawnTracescore(['run', '--config', configFile], {
     // The config file names the brokers (some tests use a private broker): a KAFKA_BROKERS from
     // the caller's environment would override it, so only an explicit one is passed on.
     env: { KAFKA_BROKERS: '', ...options.env, TRACESCORE_METRICS_PORT: String(port) },
+    cwd: options.cwd,
   })
   let ended = false
   void process_.exited.then(() => {
