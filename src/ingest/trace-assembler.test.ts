@@ -581,20 +581,29 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T1])
   })
 
-  it('in a backlog (every partition lagging), releases a trace the watermark passed without the clock, once a fetch followed its last span', () => {
+  /**
+   * An assembler reading partitions A and B under the backlog rule: `fetch.through` is when the
+   * last fetch started (the read-through proof), `read` adds spans as read at a record time.
+   */
+  const backlogRead = () => {
     const watermark = new PartitionWatermark()
-    let through: number | undefined
+    const fetch: { through: number | undefined } = { through: undefined }
     const { clock, assembler } = setup({
       watermark: () => watermark.current(),
       backlogWatermark: () => watermark.backlog(),
-      readThrough: () => through,
+      readThrough: () => fetch.through,
     })
     const read = (partition: number, at: number, spans: Span[], ref: string, toEnd = false) => {
       assembler.add(spans, ref, undefined, at)
       watermark.advance(partition, at, toEnd)
     }
     watermark.assign([A, B])
-    through = clock.t // a fetch started as the reading began, before any span below arrived
+    fetch.through = clock.t // a fetch started as the reading began, before any span arrived
+    return { watermark, fetch, clock, assembler, read }
+  }
+
+  it('in a backlog (every partition lagging), releases a trace the watermark passed without the clock, once a fetch followed its last span', () => {
+    const { watermark, fetch, clock, assembler, read } = backlogRead()
     read(A, 9_000, [span(T3, '30', { parentSpanId: undefined })], 'a0')
     read(B, 9_000, [span(T4, '40', { parentSpanId: undefined })], 'b0')
     read(A, 10_000, [agent(T1, '10', { parentSpanId: undefined })], 'a1')
@@ -605,7 +614,7 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     clock.t += 10 // far less than the quiet period (1,000 ms)
     // No fetch started since T1's last span arrived: a span of it may wait unread.
     expect(assembler.takeReady()).toEqual([])
-    through = clock.t
+    fetch.through = clock.t
     clock.t += 10
     // The watermark (11,600) passed T1's latest record (10,500) by settleMs, not T2's (11,600);
     // T3 and T4 were read before every partition was known to lag: the clock settles them.
@@ -615,32 +624,19 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     // B read to its end: no backlog any more, the clock's quiet period applies again.
     read(B, 13_000, [span(T4, '41')], 'b3', true)
     read(A, 13_000, [span(T3, '31')], 'a3')
-    through = clock.t
+    fetch.through = clock.t
     clock.t += 10
     expect(watermark.backlog()).toBeUndefined()
     expect(assembler.takeReady()).toEqual([])
     clock.t += 1_000
-    through = clock.t
+    fetch.through = clock.t
     // T2 (11,600) is passed by A's 13,000 and quiet on the clock; T3 and T4 (13,000) wait.
     expect(assembler.takeReady().map((t) => t.traceId)).toEqual([T2])
     expect(assembler.stats().lateSpans).toBe(0)
   })
 
   it('keeps nothing of a trace the backlog watermark released, though its clock quiet period is not over', async () => {
-    const watermark = new PartitionWatermark()
-    let through: number | undefined
-    const { clock, assembler } = setup({
-      watermark: () => watermark.current(),
-      backlogWatermark: () => watermark.backlog(),
-      readThrough: () => through,
-    })
-    watermark.assign([A, B])
-    through = clock.t
-    // Made in a function of its own, so that only the assembler (and the weak refs) hold the spans.
-    const read = (partition: number, at: number, spans: Span[], ref: string) => {
-      assembler.add(spans, ref, undefined, at)
-      watermark.advance(partition, at, false)
-    }
+    const { fetch, clock, assembler, read } = backlogRead()
     read(A, 9_000, [span(T3, '30', { parentSpanId: undefined })], 'a0') // now every partition is known to lag
     read(B, 9_000, [span(T4, '40', { parentSpanId: undefined })], 'b0')
     const spansOfT1 = (() => {
@@ -651,7 +647,7 @@ describe('TraceAssembler: event time (partitions advancing unevenly)', () => {
     })()
     read(A, 11_600, [span(T2, '20', { parentSpanId: undefined })], 'a2')
     read(B, 11_600, [span(T2, '21')], 'b2')
-    through = clock.t + 10
+    fetch.through = clock.t + 10
     clock.t += 20 // far less than the quiet period (1,000 ms): T1 is still in the clock's queue
     const ready = assembler.takeReady()
     expect(ready.map((t) => t.traceId)).toEqual([T1])
