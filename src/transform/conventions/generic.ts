@@ -21,9 +21,8 @@ interface ModelContent {
 }
 
 /**
- * Each span's content while a trace is read ({@link withGenericReading}), dropped with it: a
- * `WeakMap` kept across traces made every span it held an ephemeron for the collector to trace
- * (issue 27's extraction cost), and a span's content is asked again only while its trace is read.
+ * Each span's content while one call into the transform reads ({@link withGenericReading}), dropped
+ * with it: the messages end up in runs a scorer may change, so the next call must parse its own.
  */
 let contents: Map<Span, ModelContent> | undefined
 
@@ -69,7 +68,7 @@ export function modelContent(span: Span): ModelContent {
       if (prompt?.some((message) => message.role !== 'assistant')) content.prompt = prompt
     }
   }
-  if (reading) {
+  if (scope !== undefined) {
     contents ??= new Map()
     contents.set(span, content)
   }
@@ -275,13 +274,11 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
 }
 
 /**
- * Whether spans of no known vocabulary are read (by what their attributes hold): while a trace is
- * extracted, never on the ingest path, where a span's role is asked of every span and may read only
- * the role keys (`ROLE_ATTRIBUTE_KEYS`) of a lazily decoded span.
+ * Defined while spans of no known vocabulary are read (by what their attributes hold): while a
+ * trace is extracted, never on the ingest path, where a span's role is asked of every span and may
+ * read only the role keys (`ROLE_ATTRIBUTE_KEYS`) of a lazily decoded span. A new object for each
+ * outermost {@link withGenericReading} call.
  */
-let reading = false
-
-/** A new object for each outermost {@link withGenericReading} call; undefined outside one. */
 let scope: object | undefined
 
 /**
@@ -295,13 +292,11 @@ export function readingScope(): object | undefined {
 
 /** Runs `work` with spans of no known vocabulary read by the generic reader (re-entrant). */
 export function withGenericReading<T>(work: () => T): T {
-  if (reading) return work()
-  reading = true
+  if (scope !== undefined) return work()
   scope = {}
   try {
     return work()
   } finally {
-    reading = false
     scope = undefined
     contents = undefined
   }
@@ -311,7 +306,7 @@ export function withGenericReading<T>(work: () => T): T {
 export const genericReader: ConventionReader = {
   convention: 'generic',
   matches: (span) => {
-    if (!reading) return false
+    if (scope === undefined) return false
     for (const key in span.attributes) if (mayHoldMessages(span.attributes[key]!)) return true
     return toolName(span) !== undefined
   },
