@@ -3,6 +3,7 @@ import { type ChatMessage, messageText } from './chat-message.ts'
 import { mayHoldMessages, withGenericReading } from './conventions/generic.ts'
 import { readerFor, spanRole, withSpanCache } from './detect-convention.ts'
 import { Notes } from './notes.ts'
+import { plainAttributes } from './read-attribute.ts'
 import { buildSpanTree, byStart, type SpanTree, walkBelow } from './span-tree.ts'
 import { handoffs, structureRuns } from './structural-runs.ts'
 
@@ -31,7 +32,7 @@ export function isGenAiSpan(span: Span): boolean {
 
 /** Whether one of a span's attributes may hold messages (no parse: a look at each string value). */
 function holdsMessages(span: Span): boolean {
-  const attributes = span.attributes
+  const attributes = plainAttributes(span.attributes)
   for (const key in attributes) if (mayHoldMessages(attributes[key]!)) return true
   return false
 }

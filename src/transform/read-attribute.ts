@@ -1,4 +1,8 @@
+import { plainAttributes } from '../ingest/decode/lazy-attributes.ts'
 import type { Attributes, AttributeValue } from '../model/index.ts'
+
+export { plainAttributes }
+
 import type { Notes } from './notes.ts'
 
 /**
@@ -62,7 +66,7 @@ export function readPrefixed(attributes: Attributes, prefix: string): Record<str
   const out: Record<string, AttributeValue> = {}
   const start = `${prefix}.`
   // Keys, not entries: most keys are not under the prefix, and an entry is an array each.
-  for (const key of Object.keys(attributes)) {
+  for (const key of Object.keys(plainAttributes(attributes))) {
     if (key.startsWith(start) && key.length > start.length)
       setOwn(out, key.slice(start.length), attributes[key])
   }
@@ -99,7 +103,7 @@ export function indexed(attributes: Attributes, prefix: string): Map<number, Att
   // Keys, not entries: most keys are not under the prefix, and an entry is an array each.
   let sorted = true
   let last = -1
-  for (const key of Object.keys(attributes)) {
+  for (const key of Object.keys(plainAttributes(attributes))) {
     if (key.charCodeAt(prefix.length) !== 46 /* . */ || !key.startsWith(prefix)) continue
     let index = 0
     let at = from

@@ -1,5 +1,6 @@
 import type { Span } from '../model/index.ts'
 import { spanRole } from './detect-convention.ts'
+import { plainAttributes } from './read-attribute.ts'
 import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
 
 /** The spans that belong to one agent run, each list earliest start first. */
@@ -100,4 +101,4 @@ export function collectRunSpans(
   }
 }
 
-const attributeCount = (span: Span) => Object.keys(span.attributes).length
+const attributeCount = (span: Span) => Object.keys(plainAttributes(span.attributes)).length

@@ -1,5 +1,5 @@
 import type { Span } from '../model/index.ts'
-import { isRecord } from './read-attribute.ts'
+import { isRecord, plainAttributes } from './read-attribute.ts'
 
 /** Shorter texts are too common to be told from a template's own words. */
 const MIN_CHARS = 12
@@ -125,7 +125,7 @@ export function textsInsideTemplate(agent: Span, prompt: TemplatedPrompt): Templ
     if (system !== undefined && longerInside(trimmed, system, found.system, false)) found.system = trimmed
     if (input !== undefined && longerInside(trimmed, input, found.input, true)) found.input = trimmed
   }
-  for (const key in agent.attributes) eachString(agent.attributes[key], 0, consider)
+  for (const key in plainAttributes(agent.attributes)) eachString(agent.attributes[key], 0, consider)
   return found
 }
 
@@ -171,7 +171,7 @@ export function withoutIntroduction(
   const quoted = `"${agentName}"`
   if (!system.some((text) => text.includes(quoted))) return undefined
   let description: string | undefined
-  for (const key in agent.attributes) {
+  for (const key in plainAttributes(agent.attributes)) {
     const value = agent.attributes[key]
     if (typeof value === 'string' && DESCRIPTION_KEY.test(key)) description = value
   }

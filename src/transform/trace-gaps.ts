@@ -3,6 +3,7 @@ import { findRuns } from './agent-spans.ts'
 import type { SpanRole } from './conventions/convention-reader.ts'
 import { withGenericReading } from './conventions/generic.ts'
 import { detectConvention, spanRole, withSpanCache } from './detect-convention.ts'
+import { plainAttributes } from './read-attribute.ts'
 import { buildSpanTree } from './span-tree.ts'
 
 /**
@@ -52,7 +53,7 @@ const GENAI_PREFIXES = [
 ]
 
 function looksGenAi(span: Span): boolean {
-  for (const key in span.attributes) {
+  for (const key in plainAttributes(span.attributes)) {
     for (const prefix of GENAI_PREFIXES) if (key.startsWith(prefix)) return true
   }
   return false

@@ -99,10 +99,8 @@ const STATE = Symbol('tracescore.lazyAttributes')
  */
 const VIEW: ProxyHandler<LazyAttributes> = {
   get(state, key) {
-    if (state.decoded === undefined) {
-      if (key === STATE) return state
-      if (typeof key === 'string' && isRoleKey(key)) return state.roles?.[key]
-    }
+    if (key === STATE) return state
+    if (state.decoded === undefined && typeof key === 'string' && isRoleKey(key)) return state.roles?.[key]
     return state.attributes()[key as string]
   },
   has(state, key) {
@@ -149,5 +147,16 @@ function stateOf(attributes: Attributes): LazyAttributes | undefined {
  * decode what they measure.
  */
 export function undecodedAttributesBytes(attributes: Attributes): number | undefined {
-  return stateOf(attributes)?.encodedBytes
+  const state = stateOf(attributes)
+  return state?.decoded === undefined ? state?.encodedBytes : undefined
+}
+
+/**
+ * `attributes` as a plain object: a view is decoded first (and replaced by the decoded object on its
+ * span). For code that enumerates attributes (`for…in`, `Object.keys`): a view answers that through
+ * its traps, with a property descriptor made for each key every time it is enumerated, also after
+ * it was decoded when the caller kept the view.
+ */
+export function plainAttributes(attributes: Attributes): Attributes {
+  return stateOf(attributes)?.attributes() ?? attributes
 }

@@ -9,7 +9,7 @@ import { estimateSpanBytes } from '../estimate-span-bytes.ts'
 import { OtlpDecodeError } from './decode-error.ts'
 import { decodeOtlpJson } from './decode-json.ts'
 import { decodeOtlpProto } from './decode-proto.ts'
-import { undecodedAttributesBytes } from './lazy-attributes.ts'
+import { plainAttributes, undecodedAttributesBytes } from './lazy-attributes.ts'
 import { decodeWork } from './protobuf-reader.ts'
 import { LAZY_SPAN_BYTES } from './read-span.ts'
 import { errorOf } from './testing/error-of.ts'
@@ -122,6 +122,31 @@ describe('lazily decoded spans', () => {
     expect(span.events[0]!.attributes).toEqual({ index: 0 })
     expect(types.isProxy(span.events[0]!.attributes)).toBe(false)
     expect(span.links[0]!.attributes).toEqual({ why: 'retry' })
+  })
+
+  it('give their plain object to code that enumerates them, decoded once, also through a kept view', () => {
+    const span = decodeOne()
+    const view = span.attributes
+    const work = decodeWork()
+    const plain = plainAttributes(view)
+    expect(types.isProxy(plain)).toBe(false)
+    expect(decodeWork()).toBeGreaterThan(work)
+    expect(Object.keys(plain)).toEqual([
+      'first',
+      'gen_ai.operation.name',
+      'gen_ai.input.messages',
+      'nested',
+      'last',
+    ])
+    expect(span.attributes).toBe(plain)
+    // The view kept from before the decode: the same object, not decoded again.
+    const after = decodeWork()
+    expect(plainAttributes(view)).toBe(plain)
+    expect(decodeWork()).toBe(after)
+    expect(undecodedAttributesBytes(view)).toBeUndefined()
+    // A plain object (eagerly decoded, or built by hand) is its own plain object.
+    const own = { a: 1 }
+    expect(plainAttributes(own)).toBe(own)
   })
 
   it('behave as plain objects for every way of reading them', () => {

@@ -2,7 +2,7 @@ import { type AttributeValue, type Span, StatusCode } from '../../model/index.ts
 import type { ChatMessage } from '../chat-message.ts'
 import { parseMessages, parsePromptInput } from '../parse-messages.ts'
 import { assistantOnly, requestMessages, responseMessages } from '../provider-wire.ts'
-import { isRecord, parseJsonValue } from '../read-attribute.ts'
+import { isRecord, parseJsonValue, plainAttributes } from '../read-attribute.ts'
 import type { SpanTree } from '../span-tree.ts'
 import type { AgentIdentity, ConventionReader, SpanRole, ToolSpanCall } from './convention-reader.ts'
 
@@ -50,7 +50,7 @@ export function modelContent(span: Span): ModelContent {
   let content = contents?.get(span)
   if (content) return content
   content = {}
-  for (const key in span.attributes) {
+  for (const key in plainAttributes(span.attributes)) {
     const raw = span.attributes[key]!
     if (!mayHoldMessages(raw)) continue
     const value = parseJsonValue(raw)
@@ -88,7 +88,7 @@ function lastSegment(key: string): string {
 const TOOL_IN_NAME = /(?:^|[\s._:-])(?:[a-z]*_?)?tool[\s:]+['"]?([A-Za-z_][\w.-]*)['"]?$/i
 
 function toolName(span: Span): string | undefined {
-  for (const key in span.attributes) {
+  for (const key in plainAttributes(span.attributes)) {
     const value = span.attributes[key]
     if (typeof value !== 'string' || value.length === 0) continue
     const lower = key.toLowerCase()
@@ -122,7 +122,7 @@ function attributeNamed(
 ): { key: string; value: AttributeValue } | undefined {
   // The names in the order they are believed: `input` before `parameters` (a tool's schema).
   for (const name of names)
-    for (const key in span.attributes) {
+    for (const key in plainAttributes(span.attributes)) {
       const segment = lastSegment(key)
       if (segment === name || (suffix && segment.endsWith(`_${name}`)))
         return { key, value: span.attributes[key]! }
@@ -135,7 +135,7 @@ function toolCall(span: Span): ToolSpanCall {
   const args = attributeNamed(span, ARGUMENT_KEYS, true)
   const result = attributeNamed(span, RESULT_KEYS, true)
   let toolCallId: string | undefined
-  for (const key in span.attributes) {
+  for (const key in plainAttributes(span.attributes)) {
     const value = span.attributes[key]
     if (typeof value === 'string' && /call[._]?id$/i.test(key)) toolCallId = value
   }
@@ -155,7 +155,7 @@ export function agentNameOf(span: Span): string | undefined {
 
 /** The agent an attribute of the span names by its key (`agent`, `*agent.name`, `*agent_name`, …). */
 function agentNameKey(span: Span): string | undefined {
-  const attributes = span.attributes
+  const attributes = plainAttributes(span.attributes)
   for (const key in attributes) {
     const value = attributes[key]
     if (typeof value !== 'string' || value.length === 0) continue
@@ -188,7 +188,7 @@ const MAX_FIELD_SEARCH_CHARS = 100_000
  */
 export function agentNameInValuesBelow(span: Span, tree: SpanTree): string | undefined {
   for (const child of tree.children(span.spanId)) {
-    for (const key in child.attributes) {
+    for (const key in plainAttributes(child.attributes)) {
       const value = child.attributes[key]
       if (typeof value !== 'string' || value.length > MAX_FIELD_SEARCH_CHARS) continue
       const found = NAME_FIELD.exec(value)
@@ -232,7 +232,7 @@ export function agentNameInSpanName(name: string): string | undefined {
 
 /** A conversation id in any vocabulary: `*session.id`, `conversation_id`, `thread`, or inside a metadata object. */
 function conversationIn(span: Span): string | undefined {
-  for (const key in span.attributes) {
+  for (const key in plainAttributes(span.attributes)) {
     const value = span.attributes[key]
     if (
       /(?:conversation|session|thread|group)(?:[._]?id)?$/i.test(key) &&
@@ -307,7 +307,8 @@ export const genericReader: ConventionReader = {
   convention: 'generic',
   matches: (span) => {
     if (scope === undefined) return false
-    for (const key in span.attributes) if (mayHoldMessages(span.attributes[key]!)) return true
+    for (const key in plainAttributes(span.attributes))
+      if (mayHoldMessages(span.attributes[key]!)) return true
     return toolName(span) !== undefined
   },
   role(span): SpanRole {

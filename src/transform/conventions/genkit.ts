@@ -2,7 +2,15 @@ import type { Span } from '../../model/index.ts'
 import { type ChatMessage, type ChatPart, toolCallPart, toolResultPart } from '../chat-message.ts'
 import type { Notes } from '../notes.ts'
 import { parsePromptInput } from '../parse-messages.ts'
-import { hasAttribute, isRecord, parseIfStructured, readJson, readString, setOwn } from '../read-attribute.ts'
+import {
+  hasAttribute,
+  isRecord,
+  parseIfStructured,
+  plainAttributes,
+  readJson,
+  readString,
+  setOwn,
+} from '../read-attribute.ts'
 import { type SpanTree, walkBelow } from '../span-tree.ts'
 import type { ConventionReader, SpanRole } from './convention-reader.ts'
 
@@ -159,7 +167,7 @@ export const genkitReader: ConventionReader = {
   },
   metadata(span) {
     const out: Record<string, unknown> = {}
-    for (const key of Object.keys(span.attributes)) {
+    for (const key of Object.keys(plainAttributes(span.attributes))) {
       if (!key.startsWith(METADATA) || key === SUBTYPE) continue
       setOwn(out, key.slice(METADATA.length), parseIfStructured(span.attributes[key]))
     }
