@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import type { Attributes } from '../model/index.ts'
-import { indexed, readPrefixed } from './read-attribute.ts'
+import { Notes } from './notes.ts'
+import {
+  hasAttribute,
+  indexed,
+  ownAttribute,
+  readJson,
+  readPrefixed,
+  readString,
+  setOwn,
+} from './read-attribute.ts'
 
 describe('indexed', () => {
   it('groups `prefix.<i>.rest` keys by index, in index order whatever the order of the keys', () => {
@@ -69,5 +78,41 @@ describe('readPrefixed', () => {
     expect(Object.keys(out)).toEqual(['b', '__proto__', 'a.c'])
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
     expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toBe('p')
+  })
+})
+
+describe('ownAttribute', () => {
+  it("gives a span's own attributes, never what every object inherits", () => {
+    const attributes: Attributes = {
+      text: 'a',
+      count: 0,
+      flag: false,
+      empty: '',
+      none: null,
+      list: [1],
+      map: {},
+    }
+    for (const key of Object.keys(attributes)) {
+      expect(ownAttribute(attributes, key)).toBe(attributes[key])
+      expect(hasAttribute(attributes, key)).toBe(true)
+    }
+    for (const key of ['missing', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__']) {
+      expect(ownAttribute(attributes, key)).toBeUndefined()
+      expect(hasAttribute(attributes, key)).toBe(false)
+      expect(readString(attributes, key)).toBeUndefined()
+      expect(readJson(attributes, key, new Notes(), 's')).toBeUndefined()
+    }
+  })
+
+  it('gives attributes named like inherited members when the span has them', () => {
+    const attributes: Attributes = { constructor: 'c', toString: { nested: 1 } }
+    setOwn(attributes, '__proto__', null)
+    setOwn(attributes, 'valueOf', ['v'])
+    expect(ownAttribute(attributes, 'constructor')).toBe('c')
+    expect(ownAttribute(attributes, 'toString')).toEqual({ nested: 1 })
+    expect(ownAttribute(attributes, '__proto__')).toBeNull()
+    expect(hasAttribute(attributes, '__proto__')).toBe(true)
+    expect(ownAttribute(attributes, 'valueOf')).toEqual(['v'])
+    expect(readString(attributes, 'constructor')).toBe('c')
   })
 })

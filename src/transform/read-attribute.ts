@@ -1,16 +1,26 @@
 import { plainAttributes } from '../ingest/decode/lazy-attributes.ts'
 import type { Attributes, AttributeValue } from '../model/index.ts'
-
-export { plainAttributes }
-
 import type { Notes } from './notes.ts'
 
+/** Enumerating attributes (`for…in`, `Object.keys`): see {@link plainAttributes}. */
+export { plainAttributes }
+
 /**
- * Whether a span records an attribute. Own keys only: an attribute named like an inherited
- * property (`constructor`, `toString`) must not count as present.
+ * The attribute `key` of a span, or undefined when it has none. Own keys only: an attribute named
+ * like an inherited property (`constructor`, `toString`) must not count as present. One read
+ * answers for every primitive value (what `Object.prototype` holds is functions and objects);
+ * only an object value is asked again whether it is the span's own. Undefined is never an
+ * attribute's value (`AttributeValue`).
  */
+export function ownAttribute(attributes: Attributes, key: string): AttributeValue | undefined {
+  const value = attributes[key]
+  if (typeof value !== 'object' && typeof value !== 'function') return value
+  return Object.hasOwn(attributes, key) ? value : undefined
+}
+
+/** Whether a span records an attribute (see {@link ownAttribute}). */
 export function hasAttribute(attributes: Attributes, key: string): boolean {
-  return Object.hasOwn(attributes, key)
+  return ownAttribute(attributes, key) !== undefined
 }
 
 /**
@@ -23,7 +33,7 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 
 /** An attribute as a string (numbers and booleans converted); undefined when absent, empty or structured. */
 export function readString(attributes: Attributes, key: string): string | undefined {
-  const value = hasAttribute(attributes, key) ? attributes[key] : undefined
+  const value = ownAttribute(attributes, key)
   if (typeof value === 'string') return value.length > 0 ? value : undefined
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return undefined
@@ -31,8 +41,9 @@ export function readString(attributes: Attributes, key: string): string | undefi
 
 /** A JSON-ish attribute (`gen_ai.input.messages`, tool arguments...): structured values as they are, strings parsed. */
 export function readJson(attributes: Attributes, key: string, notes: Notes, spanId: string): unknown {
-  if (!hasAttribute(attributes, key)) return undefined
-  return parseJsonValue(attributes[key], { notes, what: `${key} of span ${spanId}` })
+  const value = ownAttribute(attributes, key)
+  if (value === undefined) return undefined
+  return parseJsonValue(value, { notes, what: `${key} of span ${spanId}` })
 }
 
 /**
