@@ -35,3 +35,95 @@ describe('runs of model calls whose prompts were not recorded', () => {
     ).toEqual([])
   })
 })
+
+describe('a conversation of its own inside a run’s tool call', () => {
+  const messages = (role: string, text: string) =>
+    JSON.stringify([{ role, parts: [{ type: 'text', content: text }] }])
+  const model = (agent: string | undefined, system: string, input: string, output: string) => ({
+    'gen_ai.operation.name': 'chat',
+    ...(agent ? { 'gen_ai.agent.name': agent } : {}),
+    'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: system }]),
+    'gen_ai.input.messages': messages('user', input),
+    'gen_ai.output.messages': output,
+  })
+  const askTool = JSON.stringify([
+    {
+      role: 'assistant',
+      parts: [{ type: 'tool_call', id: 'call_1', name: 'ask', arguments: { question: 'Q' } }],
+      finish_reason: 'tool_call',
+    },
+  ])
+  /** A supervisor whose tool `ask` runs `inside` (spans under the tool call), then answers. */
+  const trace = (inside: ReturnType<typeof span>[]) => [
+    span({
+      id: 's',
+      name: 'invoke_agent',
+      end: 100,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'supervisor' },
+    }),
+    span({
+      id: 'c1',
+      parent: 's',
+      name: 'chat',
+      start: 1,
+      end: 5,
+      attributes: model('supervisor', 'Coordinate.', 'Q', askTool),
+    }),
+    span({
+      id: 't',
+      parent: 's',
+      name: 'execute_tool',
+      start: 6,
+      end: 50,
+      attributes: { ...tool('ask'), 'gen_ai.tool.call.id': 'call_1', 'gen_ai.tool.call.result': 'A' },
+    }),
+    ...inside,
+    span({
+      id: 'c2',
+      parent: 's',
+      name: 'chat',
+      start: 60,
+      end: 70,
+      attributes: model('supervisor', 'Coordinate.', 'Q', messages('assistant', 'Final')),
+    }),
+  ]
+
+  it('is the run of the agent the tool runs, named by its model calls, when no span names that agent', () => {
+    const runs = extractAgentRuns(
+      trace([
+        span({
+          id: 'r1',
+          parent: 't',
+          name: 'chat',
+          start: 7,
+          end: 20,
+          attributes: model('researcher', 'Research.', 'Q', messages('assistant', 'A')),
+        }),
+      ]),
+    )
+    expect(runs.map((run) => [run.spanId, run.parentRunSpanId, run.agentName])).toEqual([
+      [sid('s'), undefined, 'supervisor'],
+      [sid('t'), sid('s'), 'researcher'],
+    ])
+    expect(runs[0]!.output[0]!.content.content).toBe('Final')
+    expect(runs[1]!.output[0]!.content.content).toBe('A')
+    expect(runs[1]!.input.systemMessages).toEqual([{ role: 'system', content: 'Research.' }])
+  })
+
+  it('is no run when the tool asks a model once and nothing names an agent (a tool that uses a model)', () => {
+    const runs = extractAgentRuns(
+      trace([
+        span({
+          id: 'r1',
+          parent: 't',
+          name: 'chat',
+          start: 7,
+          end: 20,
+          attributes: model(undefined, 'Summarise.', 'Q', messages('assistant', 'A')),
+        }),
+      ]),
+    )
+    expect(runs.map((run) => run.spanId)).toEqual([sid('s')])
+    expect(runs[0]!.output[0]!.content.parts.some((part) => part.type === 'tool-invocation')).toBe(true)
+  })
+})

@@ -144,6 +144,8 @@ interface TraceModels {
   openings?: Map<Span, Opening | undefined>
   /** The tool-call spans, listed when first asked (`toolSpans`). */
   tools?: Set<Span>
+  /** Model calls inside a run that hold a conversation of their own under its tool call (`nestedConversation`). */
+  nested?: Set<Span>
 }
 
 /** The candidates that are runs: not a step of the run around them, not a pseudo-tool. */
@@ -257,7 +259,12 @@ function orphanCalls(trace: TraceModels, runs: ReadonlySet<Span>): Span[] {
     const parent = tree.parentOf(model)
     if (parent !== undefined && runs.has(parent)) continue
     underRun ??= new Map()
-    if (nearestAbove(tree, model, runs, underRun) !== undefined) continue
+    const run = nearestAbove(tree, model, runs, underRun)
+    if (run !== undefined) {
+      if (!nestedConversation(trace, model, run)) continue
+      trace.nested ??= new Set()
+      trace.nested.add(model)
+    }
     if (lostParent) {
       underLost ??= new Map()
       if (nearestAbove(tree, model, lostParent, underLost) !== undefined) continue
@@ -271,6 +278,23 @@ function orphanCalls(trace: TraceModels, runs: ReadonlySet<Span>): Span[] {
   for (const model of orphans)
     for (let at = tree.parentOf(model); at && !holdsModel.has(at); at = tree.parentOf(at)) holdsModel.add(at)
   return orphans.filter((model) => !holdsModel.has(model))
+}
+
+/**
+ * Whether a model call inside a run holds a conversation of its own under one of the run's tool
+ * calls (an agent the tool runs, with no agent span any vocabulary names): its first prompt is
+ * recorded and opens otherwise than the run's.
+ */
+function nestedConversation(trace: TraceModels, model: Span, run: Span): boolean {
+  const tools = toolSpans(trace)
+  if (tools.size === 0) return false
+  let underTool = false
+  for (let at = trace.tree.parentOf(model); at && at !== run; at = trace.tree.parentOf(at))
+    if (tools.has(at)) underTool = true
+  if (!underTool) return false
+  const opening = openingOf(model, trace)
+  const first = firstModelUnderOf(trace).get(run)
+  return opening !== undefined && first !== undefined && first !== model && !sameOpening(opening, openingOf(first, trace))
 }
 
 /** Marks a call's conversation key whose prompt was not recorded: by the tool call above it. */
@@ -312,7 +336,11 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
   }
   const found: Span[] = []
   for (const [key, group] of groups) {
-    const run = held.has(key) ? undefined : runOfGroup(tree, group, key, mark)
+    // A tool that asks a model once is a tool, not an agent: a conversation inside a run's tool
+    // call is a run when it goes on past one call or its calls name their agent.
+    const tool = trace.nested && group.every((call) => trace.nested!.has(call))
+    if (tool && group.length < 2 && !group.some(namesAgent)) continue
+    const run = held.has(key) ? undefined : runOfGroup(tree, group, key, mark, tool === true)
     if (run) found.push(run)
   }
   return found.sort(byStart)
@@ -320,15 +348,24 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
 
 /**
  * The run span of one conversation's calls: of the spans above them marked with its key alone, the
- * innermost that names an agent, else the outermost. Calls whose prompts were not recorded show no
+ * innermost that names an agent, else the outermost (for calls inside a run's tool call: at least
+ * the tool call). Calls whose prompts were not recorded show no
  * conversation of their own: their run must name an agent or speak a known vocabulary (Spring AI's
  * chat client), never a request span around one model call.
  */
-function runOfGroup(tree: SpanTree, group: readonly Span[], key: string, mark: ReadonlyMap<Span, string>) {
+function runOfGroup(
+  tree: SpanTree,
+  group: readonly Span[],
+  key: string,
+  mark: ReadonlyMap<Span, string>,
+  inToolCall: boolean,
+) {
   let top = lowestCommonAncestor(tree, group)
   if (spanRole(top) === 'model') {
     const parent = tree.parentOf(top)
-    if (parent && spanRole(parent) !== 'tool' && mark.get(parent) === key) top = parent
+    // Inside a run's tool call, the tool call right above the agent's calls heads its run.
+    if (parent && (spanRole(parent) !== 'tool' || inToolCall) && (mark.get(parent) === key || inToolCall))
+      top = parent
   }
   const spine = [top]
   for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))

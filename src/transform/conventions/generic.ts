@@ -176,6 +176,15 @@ function agentNameKey(span: Span): string | undefined {
   return undefined
 }
 
+/** The agent an attribute key of one of the span's children names (the model calls of the agent it runs). */
+function agentNameKeyBelow(span: Span, tree: SpanTree): string | undefined {
+  for (const child of tree.children(span.spanId)) {
+    const name = agentNameKey(child)
+    if (name !== undefined) return name
+  }
+  return undefined
+}
+
 /** An agent-name field inside a value: `agent_name='x'` (a Python repr), `"agent_name": "x"` (JSON). */
 const NAME_FIELD = /agent_name['"]?\s*[=:]\s*['"]([^'"\\]{1,200})['"]/
 /** Values longer than this are not searched for an agent-name field. */
@@ -264,6 +273,13 @@ function conversationIn(span: Span): string | undefined {
  */
 function identity(span: Span, tree?: SpanTree): AgentIdentity {
   const result: AgentIdentity = {}
+  if (tree && toolName(span) !== undefined) {
+    // The tool call that runs an agent heads its run (the agent's model calls sit right under it):
+    // the agent is named below it, never by the tool's own name or by the caller above it.
+    result.agentName = agentNameKey(span) ?? agentNameKeyBelow(span, tree) ?? agentNameInValuesBelow(span, tree)
+    result.conversationId = conversationIn(span)
+    return result
+  }
   for (let at: Span | undefined = span; at; at = tree?.parentOf(at)) {
     if (at !== span && toolName(at) !== undefined) break
     if (at === span && tree) result.agentName ??= agentNameKey(at) ?? agentNameInValuesBelow(at, tree)
