@@ -88,19 +88,19 @@ describe('a conversation of its own inside a run’s tool call', () => {
     }),
   ]
 
+  /** One model call under the tool call, answering 'A'. */
+  const toolCallsModel = (agent: string | undefined, system: string) =>
+    span({
+      id: 'r1',
+      parent: 't',
+      name: 'chat',
+      start: 7,
+      end: 20,
+      attributes: model(agent, system, 'Q', messages('assistant', 'A')),
+    })
+
   it('is the run of the agent the tool runs, named by its model calls, when no span names that agent', () => {
-    const runs = extractAgentRuns(
-      trace([
-        span({
-          id: 'r1',
-          parent: 't',
-          name: 'chat',
-          start: 7,
-          end: 20,
-          attributes: model('researcher', 'Research.', 'Q', messages('assistant', 'A')),
-        }),
-      ]),
-    )
+    const runs = extractAgentRuns(trace([toolCallsModel('researcher', 'Research.')]))
     expect(runs.map((run) => [run.spanId, run.parentRunSpanId, run.agentName])).toEqual([
       [sid('s'), undefined, 'supervisor'],
       [sid('t'), sid('s'), 'researcher'],
@@ -111,18 +111,7 @@ describe('a conversation of its own inside a run’s tool call', () => {
   })
 
   it('is no run when the tool asks a model once and nothing names an agent (a tool that uses a model)', () => {
-    const runs = extractAgentRuns(
-      trace([
-        span({
-          id: 'r1',
-          parent: 't',
-          name: 'chat',
-          start: 7,
-          end: 20,
-          attributes: model(undefined, 'Summarise.', 'Q', messages('assistant', 'A')),
-        }),
-      ]),
-    )
+    const runs = extractAgentRuns(trace([toolCallsModel(undefined, 'Summarise.')]))
     expect(runs.map((run) => run.spanId)).toEqual([sid('s')])
     expect(runs[0]!.output[0]!.content.parts.some((part) => part.type === 'tool-invocation')).toBe(true)
   })
