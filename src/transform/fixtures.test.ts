@@ -137,35 +137,22 @@ for (const [cell, why] of [
     "as above; the supervisor's instructions are wrapped in VoltAgent's delegation template",
   ],
   // MLflow Tracing and Langfuse SDK v3 (second round of producers nobody named; first figure
-  // 0 of 7 each, recorded before any change for them: bench/RESULTS.md §16g). Every run is headed
-  // by the agent span, which names the agent only by its bare span name (`support-agent`) beside
-  // a type attribute saying it is an agent: no reading takes that name.
-  ...['mlflow', 'langfuse'].flatMap((producer) =>
-    pythonCommon.flatMap((scenario) =>
-      ['runs', 'rebuild'].map(
-        (check) =>
-          [
-            `${check}:${producer}/${scenario}`,
-            scenario === 'nested-agents'
-              ? "no agent name (bare span name), and the researcher's run is headed by the ask_researcher tool span above its agent span"
-              : `no agent name: the agent span is named \`support-agent\` beside ${producer === 'mlflow' ? '`mlflow.spanType`=AGENT' : '`langfuse.observation.type`=agent'}, no key names it`,
-          ] as const,
-      ),
-    ),
-  ),
+  // 0 of 7 each, recorded before any change for them: bench/RESULTS.md §16g). Their agent span
+  // names the agent only by its bare span name beside a type attribute saying it is an agent
+  // (`mlflow.spanType` "AGENT", `langfuse.observation.type` agent), read since (`typedAgentSpanName`).
   [
     'rebuild:mlflow/streaming',
-    "no agent name, and the tool call is lost: MLflow's output rebuilt from the stream has `tool_calls: null` (the call is in the chunk events, the next prompt and the TOOL span)",
+    "the tool call is lost: MLflow's output rebuilt from the stream has `tool_calls: null` (the call is in the chunk events, the next prompt and the TOOL span)",
   ],
   ['tool-spans-lost:mlflow/streaming', 'as rebuild above'],
   [
     'rebuild:mlflow/tool-error',
-    "no agent name, and the failed tool (TOOL span ERROR, `exception` event) is read as a success whose result is the loop's `Error: …` text in the next prompt",
+    "the failed tool (TOOL span ERROR, `exception` event) is read as a success whose result is the loop's `Error: …` text in the next prompt",
   ],
   ...['multi-tool-text', 'tool-error', 'streaming', 'nested-agents'].flatMap((scenario) => [
     [
       `rebuild:langfuse/${scenario}`,
-      "no agent name, and no tool call: a generation's output is the bare assistant message {role, content, tool_calls}, which is not read, nor are the tool spans",
+      "no tool call: a generation's output is the bare assistant message {role, content, tool_calls}, which is not read, nor are the tool spans",
     ] as const,
     [`tool-spans-lost:langfuse/${scenario}`, 'as rebuild above'] as const,
   ]),

@@ -59,12 +59,7 @@ const forms = (text: string) => [text, JSON.stringify(text).slice(1, -1)]
  * Fixtures whose runs still report a part not recorded that the trace holds in a form no reader
  * takes yet; each runs as `it.fails`, so it fails loudly once it is fixed.
  */
-const KNOWN_FALSE_NOTES = new Map<string, string>([
-  [
-    'langfuse/nested-agents',
-    "the researcher's run is headed by the ask_researcher tool span, whose output is {answer: …}: 'final text not recorded', though its agent span and last generation hold it",
-  ],
-])
+const KNOWN_FALSE_NOTES = new Map<string, string>([])
 
 describe('a part is reported not recorded only when it is nowhere in the trace', () => {
   const entries = listFixtures()

@@ -150,7 +150,28 @@ function toolCall(span: Span): ToolSpanCall {
 
 /** The agent a span names: an attribute key of any vocabulary, else its span name (a template filled in). */
 export function agentNameOf(span: Span): string | undefined {
-  return agentNameKey(span) ?? agentNameInSpanName(filledTemplate(span))
+  return agentNameKey(span) ?? agentNameInSpanName(filledTemplate(span)) ?? typedAgentSpanName(span)
+}
+
+/** A type attribute that says a span is an agent's (`*type`, `*spanType`: `agent`, `"AGENT"` as JSON). */
+const AGENT_TYPE = /^"?agent"?$/i
+/** Span names that say what a span does, not which agent it is. */
+const GENERIC_SPAN_NAME = /^(?:agent|agents|invoke_agent|run|step|call|chain|workflow|task|main|execute)$/i
+
+/**
+ * The span name of a span whose type attribute says it is an agent's (a tracing SDK's observation
+ * or span type: `langfuse.observation.type` `agent`, `mlflow.spanType` `"AGENT"`): decorator-made
+ * spans are named after the agent, or after the function that runs it. A name with spaces or of a
+ * generic word is no agent's name.
+ */
+function typedAgentSpanName(span: Span): string | undefined {
+  if (!/^[\w.:-]{1,100}$/.test(span.name) || GENERIC_SPAN_NAME.test(span.name)) return undefined
+  const attributes = plainAttributes(span.attributes)
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (typeof value === 'string' && /type$/i.test(key) && AGENT_TYPE.test(value)) return span.name
+  }
+  return undefined
 }
 
 /** The agent an attribute of the span names by its key (`agent`, `*agent.name`, `*agent_name`, …). */
