@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { listFixtures, loadFixture } from '../../test/fixtures/index.ts'
-import { commonScenarios as pythonCommon } from '../../test/fixtures/python.ts'
 import { decodeOtlpTraces } from '../ingest/decode/index.ts'
 import { extractAgentRuns, findAgentSpans, spanRole } from './index.ts'
 import {

@@ -294,7 +294,12 @@ function nestedConversation(trace: TraceModels, model: Span, run: Span): boolean
   if (!underTool) return false
   const opening = openingOf(model, trace)
   const first = firstModelUnderOf(trace).get(run)
-  return opening !== undefined && first !== undefined && first !== model && !sameOpening(opening, openingOf(first, trace))
+  return (
+    opening !== undefined &&
+    first !== undefined &&
+    first !== model &&
+    !sameOpening(opening, openingOf(first, trace))
+  )
 }
 
 /** Marks a call's conversation key whose prompt was not recorded: by the tool call above it. */

@@ -297,7 +297,8 @@ function identity(span: Span, tree?: SpanTree): AgentIdentity {
   if (tree && toolName(span) !== undefined) {
     // The tool call that runs an agent heads its run (the agent's model calls sit right under it):
     // the agent is named below it, never by the tool's own name or by the caller above it.
-    result.agentName = agentNameKey(span) ?? agentNameKeyBelow(span, tree) ?? agentNameInValuesBelow(span, tree)
+    result.agentName =
+      agentNameKey(span) ?? agentNameKeyBelow(span, tree) ?? agentNameInValuesBelow(span, tree)
     result.conversationId = conversationIn(span)
     return result
   }
