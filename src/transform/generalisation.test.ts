@@ -15,7 +15,7 @@ import { traceExact } from './testing/fixture-runs.ts'
  * The totals this checkout reaches: raise them when a change makes more cells exact, never lower
  * them without saying why in the commit.
  */
-const FLOOR = { all: 291, conventionsOnly: 257 }
+const FLOOR = { all: 294, conventionsOnly: 260 }
 
 interface Row {
   producer: string

@@ -72,6 +72,8 @@ export function collectToolCalls(run: RunSpans, notes: Notes, outputs: ModelOutp
   const outputResults: ToolResultPart[] = []
   const drafts = callsFromModelOutputs(run, notes, outputs, outputResults)
   joinToolSpans(run, drafts, notes)
+  if (drafts.some((draft) => draft.toolCallId === undefined && draft.toolName !== undefined))
+    idsFromLaterPrompts(run, drafts, notes)
   const byId = new Map<string, Draft[]>()
   for (const draft of drafts) {
     if (draft.toolCallId === undefined) continue
@@ -93,6 +95,31 @@ export function collectToolCalls(run: RunSpans, notes: Notes, outputs: ModelOutp
   alignToModelOrder(drafts)
   drafts.sort(callOrder)
   return drafts.map((draft, index) => finish(draft, index, notes))
+}
+
+/**
+ * Gives calls recorded without an id (a streamed answer's tool call, rebuilt without its id) the id
+ * the later prompts show for it: the first assistant tool call of the same name no other call has,
+ * in prompt order. Its result is then found by that id.
+ */
+function idsFromLaterPrompts(run: RunSpans, drafts: Draft[], notes: Notes): void {
+  const known = new Set<string>()
+  for (const draft of drafts) if (draft.toolCallId !== undefined) known.add(draft.toolCallId)
+  const waiting = drafts.filter((draft) => draft.toolCallId === undefined && draft.toolName !== undefined)
+  for (const model of run.models) {
+    for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
+      if (message.role !== 'assistant') continue
+      for (const part of message.parts) {
+        if (part.type !== 'tool-call' || !part.toolCallId || known.has(part.toolCallId)) continue
+        const index = waiting.findIndex((draft) => draft.toolName === part.toolName)
+        if (index < 0) continue
+        waiting[index]!.toolCallId = part.toolCallId
+        known.add(part.toolCallId)
+        waiting.splice(index, 1)
+        if (waiting.length === 0) return
+      }
+    }
+  }
 }
 
 /**

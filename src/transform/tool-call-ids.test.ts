@@ -1,0 +1,83 @@
+/**
+ * Model answers recorded the way some tracing SDKs record them: the chat completion's message alone
+ * (`choices[0].message`), and a streamed answer's tool call rebuilt without its id.
+ */
+import { describe, expect, it } from 'vitest'
+import { extractAgentRuns } from './index.ts'
+import { responseMessages } from './provider-wire.ts'
+import { toolCalls } from './testing/fixture-runs.ts'
+import { span } from './testing/span-builder.ts'
+
+describe('a chat completion message alone as the answer', () => {
+  it('is read with its text and tool calls', () => {
+    expect(
+      responseMessages({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"id":"A1"}' } },
+        ],
+      }),
+    ).toEqual([
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'lookup', args: { id: 'A1' } }],
+      },
+    ])
+    expect(responseMessages({ role: 'assistant', content: 'Done.' })).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', text: 'Done.' }] },
+    ])
+    expect(responseMessages({ role: 'user', content: 'Hi' })).toBeUndefined()
+  })
+})
+
+describe('a tool call recorded without its id', () => {
+  const system = { role: 'system', content: 'Help.' }
+  const user = { role: 'user', content: 'Weather in Paris?' }
+  const call = (id?: string) => ({
+    ...(id ? { id } : {}),
+    type: 'function',
+    function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+  })
+  const model = (id: string, start: number, input: object[], output: object) =>
+    span({
+      id,
+      parent: 'a',
+      name: 'chat',
+      start,
+      end: start + 5,
+      attributes: { 'app.input': JSON.stringify({ messages: input }), 'app.output': JSON.stringify(output) },
+    })
+
+  it('takes the id the next prompt gives it, and with it the result', () => {
+    const runs = extractAgentRuns([
+      span({
+        id: 'a',
+        name: 'weather',
+        end: 100,
+        attributes: { 'span.type': 'agent', 'app.input': 'Weather in Paris?' },
+      }),
+      // Streamed: the rebuilt answer has the call but not its id.
+      model('c1', 1, [system, user], { role: 'assistant', content: null, tool_calls: [call()] }),
+      model(
+        'c2',
+        20,
+        [
+          system,
+          user,
+          { role: 'assistant', tool_calls: [call('call_1')] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'rain' },
+        ],
+        {
+          role: 'assistant',
+          content: 'It rains.',
+        },
+      ),
+    ])
+    expect(runs).toHaveLength(1)
+    expect(toolCalls(runs[0]!)).toEqual([
+      { id: 'call_1', name: 'get_weather', args: { city: 'Paris' }, result: 'rain' },
+    ])
+    expect(runs[0]!.notes ?? []).not.toContainEqual(expect.stringContaining('not recorded'))
+  })
+})
