@@ -27,7 +27,7 @@
  * Needs the broker, `npm run build` and Go (without Go the rows say skipped). Run alone with
  * `npx tsx bench/collector.bench.ts`.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import type { Kafka } from 'kafkajs'
 import { freePort, startService } from '../test/helpers/cli.ts'
@@ -321,6 +321,9 @@ export async function tracescoreRound(
   } finally {
     await service.stop()
     await receiver.close()
+    // A diagnostic: each round's service log, to read what the process did (COLLECTOR_BENCH_LOG_DIR).
+    const logDir = process.env.COLLECTOR_BENCH_LOG_DIR
+    if (logDir !== undefined) writeFileSync(`${logDir}/${groupId}.log`, service.output())
   }
 }
 
