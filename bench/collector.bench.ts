@@ -295,12 +295,16 @@ export async function tracescoreRound(
     scorers: exampleScorers(rate),
   })
   const service = await startService(config, { env, cwd })
+  // One admin for the polls below: one connected per poll made each poll ~300 ms late, and the
+  // read check of every fifth poll ~2 s coarse (bench/RESULTS.md section 14, fifth round).
+  const admin = kafka.admin()
+  await admin.connect()
   try {
     const recordsRead = async () => (await service.metric('tracescore_records_total')) ?? 0
     const start = await firstRecord(service.pid, recordsRead)
     let readAt = 0
     const deadline = Date.now() + ROUND_TIMEOUT_MS
-    for (let polls = 0; !(await fullyCommitted(kafka, groupId, backlog.topic)); polls++) {
+    for (let polls = 0; !(await fullyCommitted(kafka, groupId, backlog.topic, admin)); polls++) {
       if (Date.now() > deadline) throw new Error(`tracescore did not commit ${backlog.topic} in time`)
       // Every 500 ms, when it finished reading (a diagnostic; its /metrics costs it little).
       if (readAt === 0 && polls % 5 === 0 && (await recordsRead()) >= backlog.records)
@@ -319,6 +323,7 @@ export async function tracescoreRound(
       readSeconds: ((readAt || end) - start.at) / 1000,
     }
   } finally {
+    await admin.disconnect()
     await service.stop()
     await receiver.close()
     // A diagnostic: each round's service log, to read what the process did (COLLECTOR_BENCH_LOG_DIR).
