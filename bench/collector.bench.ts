@@ -27,7 +27,7 @@
  * Needs the broker, `npm run build` and Go (without Go the rows say skipped). Run alone with
  * `npx tsx bench/collector.bench.ts`.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import type { Kafka } from 'kafkajs'
 import { freePort, startService } from '../test/helpers/cli.ts'
@@ -295,12 +295,16 @@ export async function tracescoreRound(
     scorers: exampleScorers(rate),
   })
   const service = await startService(config, { env, cwd })
+  // One admin for the polls below: one connected per poll made each poll ~300 ms late, and the
+  // read check of every fifth poll ~2 s coarse (bench/RESULTS.md section 14, fifth round).
+  const admin = kafka.admin()
+  await admin.connect()
   try {
     const recordsRead = async () => (await service.metric('tracescore_records_total')) ?? 0
     const start = await firstRecord(service.pid, recordsRead)
     let readAt = 0
     const deadline = Date.now() + ROUND_TIMEOUT_MS
-    for (let polls = 0; !(await fullyCommitted(kafka, groupId, backlog.topic)); polls++) {
+    for (let polls = 0; !(await fullyCommitted(kafka, groupId, backlog.topic, admin)); polls++) {
       if (Date.now() > deadline) throw new Error(`tracescore did not commit ${backlog.topic} in time`)
       // Every 500 ms, when it finished reading (a diagnostic; its /metrics costs it little).
       if (readAt === 0 && polls % 5 === 0 && (await recordsRead()) >= backlog.records)
@@ -319,8 +323,12 @@ export async function tracescoreRound(
       readSeconds: ((readAt || end) - start.at) / 1000,
     }
   } finally {
+    await admin.disconnect()
     await service.stop()
     await receiver.close()
+    // A diagnostic: each round's service log, to read what the process did (COLLECTOR_BENCH_LOG_DIR).
+    const logDir = process.env.COLLECTOR_BENCH_LOG_DIR
+    if (logDir !== undefined) writeFileSync(`${logDir}/${groupId}.log`, service.output())
   }
 }
 

@@ -22,6 +22,12 @@ interface OffsetCommitterOptions {
 export interface OffsetCommitter {
   /** Commits when the interval has passed since the last commit. */
   tick(): void
+  /**
+   * Commits at once when every record read is finished (the source caught up: nothing buffered,
+   * queued or in flight) and an offset moved, rather than at the next interval; at most once an
+   * interval besides the interval's own commits, and never when interval commits are off.
+   */
+  whenCaughtUp(): void
   /** Commits now (after the commit in progress, if any). Never rejects: a failure is logged and retried later. */
   commitNow(): Promise<void>
   /**
@@ -38,6 +44,7 @@ export function createOffsetCommitter(options: OffsetCommitterOptions): OffsetCo
   const timeoutMs = options.timeoutMs ?? 60_000
   let inProgress: Promise<void> | undefined
   let lastMs = now()
+  let lastCaughtUpMs = Number.NEGATIVE_INFINITY
   let commits = 0
 
   const commitOnce = async (): Promise<void> => {
@@ -73,6 +80,13 @@ export function createOffsetCommitter(options: OffsetCommitterOptions): OffsetCo
   return {
     tick() {
       if (inProgress === undefined && now() - lastMs >= options.intervalMs) void commitNow()
+    },
+    whenCaughtUp() {
+      if (inProgress !== undefined || !Number.isFinite(options.intervalMs)) return
+      if (now() - lastCaughtUpMs < options.intervalMs || tracker.pendingRecords() > 0) return
+      if (tracker.committable().length === 0) return
+      lastCaughtUpMs = now()
+      void commitNow()
     },
     commitNow,
     forgetInProgress() {

@@ -247,6 +247,20 @@ describe('span source on the in-memory consumer port', () => {
     expect(h.source.ready()).toBe(true)
   })
 
+  it('commits every partition to its end once caught up, without waiting for the commit interval', async () => {
+    // Deliveries wait until every record is read, so the source catches up once, at the end.
+    let allRead = () => false
+    const h = harness({
+      source: { commitIntervalMs: 3_600_000 },
+      sink: () => waitFor('every record read', () => allRead()),
+    })
+    const records = h.topic.records(0).length + h.topic.records(1).length
+    allRead = () => h.source.stats().records === records
+    await h.source.start()
+    await untilCommittedToEnd(h)
+    expect(h.source.stats().commits).toBe(1)
+  })
+
   it('retries a failed delivery without scoring again, only to the target that failed, and commits after it', async () => {
     const failing = gate()
     let failingOpen = false

@@ -200,6 +200,7 @@ export function createSpanSource<R>(options: SpanSourceOptions<R>): SpanSource {
     backpressure.apply(load())
     handoff.collectReady()
     committer.tick()
+    committer.whenCaughtUp()
     if (ends !== undefined && reachedEnds(tracker, topic, ends, startOffsets)) caughtUp.settle()
   }
 
