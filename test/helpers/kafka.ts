@@ -54,12 +54,12 @@ export function uniqueName(prefix = 'test'): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`
 }
 
-/** Runs `work` with a connected admin client, and disconnects it. */
 /** `work` through `admin` when given (kept connected by the caller), else through a fresh one. */
 function through<T>(kafka: Kafka, admin: Admin | undefined, work: (admin: Admin) => Promise<T>): Promise<T> {
   return admin === undefined ? withAdmin(kafka, work) : work(admin)
 }
 
+/** Runs `work` with a connected admin client, and disconnects it. */
 async function withAdmin<T>(kafka: Kafka, work: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = kafka.admin()
   await admin.connect()
