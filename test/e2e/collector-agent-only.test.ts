@@ -62,11 +62,19 @@ const sentAgentSpans = [
 ]
 const plainTraceIds = new Set(plain.map((s) => s.spanContext().traceId))
 const sentByTrace = groupByTrace(sentAgentSpans)
-/** What `tracescore run` can score: the runs of the known vocabularies (as run-mixed-config.test.ts). */
+/**
+ * What `tracescore run` scores: every run of a trace that holds a run of a known vocabulary (the
+ * traces tier 2 keeps, as `otelcol-agent-only.test.ts` checks trace by trace), with the runs found
+ * by structure inside such a trace (a sub-agent under its caller's tool call).
+ */
+const runsOfKeptTrace = (spans: Span[]) => {
+  const found = extractAgentRuns(spans)
+  return found.some((run) => run.convention !== 'generic') ? found : []
+}
 const runs = [
-  ...recorded.flatMap((r) => extractAgentRuns(decode(r.payload))),
-  ...webTraces.flatMap((t) => extractAgentRuns(decode(encodeOtlpProto(t.flatMap((part) => part.spans))))),
-].filter((run) => run.convention !== 'generic')
+  ...recorded.flatMap((r) => runsOfKeptTrace(decode(r.payload))),
+  ...webTraces.flatMap((t) => runsOfKeptTrace(decode(encodeOtlpProto(t.flatMap((part) => part.spans))))),
+]
 const answerable = runs.filter((r) => r.recorded?.finalText !== false)
 const runKey = (r: AgentRun) => `${r.traceId}/${r.spanId}`
 
