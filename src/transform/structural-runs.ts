@@ -354,9 +354,9 @@ function runsOfOrphanCalls(trace: TraceModels, runs: ReadonlySet<Span>, kept: Re
 /**
  * The run span of one conversation's calls: of the spans above them marked with its key alone, the
  * innermost that names an agent, else the outermost (for calls inside a run's tool call: at least
- * the tool call). Calls whose prompts were not recorded show no
- * conversation of their own: their run must name an agent or speak a known vocabulary (Spring AI's
- * chat client), never a request span around one model call.
+ * the tool call). Calls whose prompts were not recorded show no conversation of their own: their
+ * run must name an agent or speak a known vocabulary (Spring AI's chat client), never a request
+ * span around one model call.
  */
 function runOfGroup(
   tree: SpanTree,
