@@ -369,8 +369,7 @@ function runOfGroup(
   if (spanRole(top) === 'model') {
     const parent = tree.parentOf(top)
     // Inside a run's tool call, the tool call right above the agent's calls heads its run.
-    if (parent && (spanRole(parent) !== 'tool' || inToolCall) && (mark.get(parent) === key || inToolCall))
-      top = parent
+    if (parent && (inToolCall || (spanRole(parent) !== 'tool' && mark.get(parent) === key))) top = parent
   }
   const spine = [top]
   for (let parent = tree.parentOf(top); parent && mark.get(parent) === key; parent = tree.parentOf(parent))
