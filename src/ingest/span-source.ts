@@ -59,7 +59,10 @@ export interface SpanSourceOptions<R>
   alignWindowMs?: number
   /** How often ready traces, backpressure and commits are looked at. Default 100 ms. */
   tickMs?: number
-  /** How often finished offsets are committed; `false` never commits (a replay). Default 1,000 ms. */
+  /**
+   * How often finished offsets are committed, and at once when the source caught up (at most once
+   * an interval besides); `false`: only when asked (`commit()`, `stop`), as a replay. Default 1,000 ms.
+   */
   commitIntervalMs?: number | false
   /** A commit not answered after this long counts as failed. Default 60,000 ms. */
   commitTimeoutMs?: number

@@ -19,7 +19,7 @@ const source = createKafkaSource<IngestedTrace>({
   isAgentRunSpan: isGeneratedAgentSpan,
   settleMs: 300,
   tickMs: 50,
-  commitIntervalMs: Number.MAX_SAFE_INTEGER,
+  commitIntervalMs: false, // commits only when COMMIT_AFTER says (not even when caught up)
   maxInFlightTraces: 1,
   sessionTimeout: 6_000, // the broker minimum: the group notices the kill quickly
   process: async (trace) => trace,
