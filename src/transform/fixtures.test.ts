@@ -119,10 +119,6 @@ for (const [cell, why] of [
       ] as const,
   ),
   ['rebuild:rig/model-error', 'rig records a failed model call on no span (no status, event or attribute)'],
-  [
-    'rebuild:rig/tool-error',
-    "rig's failed tool span stays UNSET with `outcome=error` and the message as its result",
-  ],
   ...['multi-tool-text', 'multi-tool', 'non-english', 'parallel-tools', 'streaming', 'tool-error'].map(
     (scenario) =>
       [
@@ -144,14 +140,6 @@ for (const [cell, why] of [
     "the tool call is lost: MLflow's output rebuilt from the stream has `tool_calls: null` (the call is in the chunk events, the next prompt and the TOOL span)",
   ],
   ['tool-spans-lost:mlflow/streaming', 'as rebuild above'],
-  [
-    'rebuild:mlflow/tool-error',
-    "the failed tool (TOOL span ERROR, `exception` event) is read as a success whose result is the loop's `Error: …` text in the next prompt",
-  ],
-  [
-    'rebuild:langfuse/tool-error',
-    "the failed tool is read as a success whose result is the loop's `Error: …` text in the next prompt (its tool span is ERROR, but the generic reader does not take the span for a tool call)",
-  ],
 ] as const)
   KNOWN_GAPS.set(cell, why)
 

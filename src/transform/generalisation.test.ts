@@ -15,7 +15,7 @@ import { traceExact } from './testing/fixture-runs.ts'
  * The totals this checkout reaches: raise them when a change makes more cells exact, never lower
  * them without saying why in the commit.
  */
-const FLOOR = { all: 294, conventionsOnly: 260 }
+const FLOOR = { all: 297, conventionsOnly: 264 }
 
 interface Row {
   producer: string

@@ -1,4 +1,4 @@
-import type { Span } from '../model/index.ts'
+import { type Span, StatusCode } from '../model/index.ts'
 import { spanRole } from './detect-convention.ts'
 import { plainAttributes } from './read-attribute.ts'
 import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
@@ -7,6 +7,11 @@ import { byStart, compareNanos, type SpanTree } from './span-tree.ts'
 export interface RunSpans {
   models: Span[]
   tools: Span[]
+  /**
+   * The spans in error status that are neither model calls, tool spans nor steps (a tool's own
+   * decorator span that no reader takes for a tool span: `tool-calls.ts` matches them by name).
+   */
+  failed: Span[]
   /**
    * The steps of the agent loop: step spans when the convention has them (GenAI `agent_step`,
    * Mastra `model_step`), else the model calls themselves.
@@ -35,6 +40,7 @@ export function collectRunSpans(
 ): RunSpans {
   let models: Span[] = []
   const tools: Span[] = []
+  const failed: Span[] = []
   const stepSpans: Span[] = []
   // The nearest step span and the nearest model call at or above each span, set as the walk goes
   // down, so finding a span's step never walks back up (tool spans may nest thousands deep).
@@ -63,6 +69,7 @@ export function collectRunSpans(
     } else if (role === 'model') models.push(span)
     else if (role === 'tool') tools.push(span)
     else if (role === 'step') stepSpans.push(span)
+    else if (span.status.code === StatusCode.ERROR) failed.push(span)
     const step = role === 'step' ? span : stepAbove.get(span.spanId)
     for (const child of tree.children(span.spanId)) {
       if (step) stepAbove.set(child.spanId, step)
@@ -79,6 +86,7 @@ export function collectRunSpans(
   return {
     models,
     tools,
+    failed,
     steps,
     hasStepSpans,
     stepOf(span) {

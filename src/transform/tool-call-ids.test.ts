@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from './index.ts'
 import { responseMessages } from './provider-wire.ts'
 import { toolCalls } from './testing/fixture-runs.ts'
-import { span } from './testing/span-builder.ts'
+import { appModelSpan, span } from './testing/span-builder.ts'
 
 describe('a chat completion message alone as the answer', () => {
   it('is read with its text and tool calls', () => {
@@ -39,15 +39,6 @@ describe('a tool call recorded without its id', () => {
     type: 'function',
     function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
   })
-  const model = (id: string, start: number, input: object[], output: object) =>
-    span({
-      id,
-      parent: 'a',
-      name: 'chat',
-      start,
-      end: start + 5,
-      attributes: { 'app.input': JSON.stringify({ messages: input }), 'app.output': JSON.stringify(output) },
-    })
 
   it('takes the id the next prompt gives it, and with it the result', () => {
     const runs = extractAgentRuns([
@@ -58,8 +49,8 @@ describe('a tool call recorded without its id', () => {
         attributes: { 'span.type': 'agent', 'app.input': 'Weather in Paris?' },
       }),
       // Streamed: the rebuilt answer has the call but not its id.
-      model('c1', 1, [system, user], { role: 'assistant', content: null, tool_calls: [call()] }),
-      model(
+      appModelSpan('c1', 1, [system, user], { role: 'assistant', content: null, tool_calls: [call()] }),
+      appModelSpan(
         'c2',
         20,
         [

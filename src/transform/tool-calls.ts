@@ -4,7 +4,7 @@ import type { ConventionReader, ToolSpanCall } from './conventions/convention-re
 import { readerFor } from './detect-convention.ts'
 import type { ModelOutputs } from './model-outputs.ts'
 import type { Notes } from './notes.ts'
-import { isRecord } from './read-attribute.ts'
+import { isRecord, plainAttributes } from './read-attribute.ts'
 import type { RunSpans } from './run-spans.ts'
 import { spanError } from './span-error.ts'
 import { compareNanos } from './span-tree.ts'
@@ -36,6 +36,8 @@ interface Draft {
   errorText?: string
   /** Its tool span cannot record a failure: the next prompt's result decides (see `ToolSpanCall`). */
   failureInPrompt?: boolean
+  /** A tool span was joined to it (else it is only the model's request). */
+  spanned: boolean
   timeUnixNano: string
   sequence: number
   step?: number
@@ -55,6 +57,7 @@ function newDraft(timeUnixNano: string, sequence: number): Draft {
     result: undefined,
     hasResult: false,
     errorText: undefined,
+    spanned: false,
     timeUnixNano,
     sequence,
     step: undefined,
@@ -72,6 +75,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes, outputs: ModelOutp
   const outputResults: ToolResultPart[] = []
   const drafts = callsFromModelOutputs(run, notes, outputs, outputResults)
   joinToolSpans(run, drafts, notes)
+  if (run.failed.length > 0) failuresFromFailedSpans(run.failed, drafts)
   if (drafts.some((draft) => draft.toolCallId === undefined && draft.toolName !== undefined))
     idsFromLaterPrompts(run, drafts, notes)
   const byId = new Map<string, Draft[]>()
@@ -210,6 +214,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const draft = requested ?? newDraft(span.startTimeUnixNano, drafts.length)
     if (!requested) drafts.push(draft)
     draftOf?.set(span, draft)
+    draft.spanned = true
     draft.timeUnixNano = span.startTimeUnixNano
     // A tool that started before the run's first step answered a model call the run lost (Quarkus
     // LangChain4j streaming: the first model span is a root of its own): a step before the first.
@@ -234,16 +239,74 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
 /**
  * A failed tool span's error text: its reader's reading, else the span's; where the span names
  * only the error's type (`error.type`, or a code: `TOOL_ERROR`), the message of the `{"error": …}` result the
- * tool's error handler returned. Undefined when the span did not fail.
+ * tool's error handler returned. A span whose status says nothing but whose attributes record a
+ * failure (`failureInAttributes`) failed with its result as the message. Undefined when the span
+ * did not fail.
  */
 function toolSpanError(span: Span, reader: ConventionReader, call: ToolSpanCall): string | undefined {
   const error = spanError(span) ?? reader.failure?.(span)
-  if (error === undefined) return undefined
+  if (error === undefined) {
+    const type = failureInAttributes(span)
+    return type === undefined ? undefined : (errorInResult(call.result, true) ?? type)
+  }
   const own = reader.toolError?.(span)
   if (own !== undefined) return own
-  const result = call.result
   const onlyType = error === span.attributes['error.type'] || /^[A-Z][A-Z0-9_]*$/.test(error)
-  return onlyType && isRecord(result) && typeof result.error === 'string' ? result.error : error
+  return (onlyType && errorInResult(call.result, false)) || error
+}
+
+/** The message of an `{"error": …}` result, or (`plainText`) the result itself when it is a text. */
+function errorInResult(result: unknown, plainText: boolean): string | undefined {
+  if (isRecord(result) && typeof result.error === 'string') return result.error
+  return plainText && typeof result === 'string' && result !== '' ? result : undefined
+}
+
+const FAILED_OUTCOME = /^(?:error|fail(?:ed|ure)?)$/i
+
+/**
+ * A failure a tool span records in its attributes, not its status (Rig, and other `tracing`-based
+ * or hand-written instrumentations leave the status unset): an outcome key (`gen_ai.tool.call.outcome`,
+ * any key ending in `outcome`) saying `error` / `failure`, or an error type (`error.type`, any key
+ * ending in `error.type`). Gives that value; undefined when none says so.
+ */
+function failureInAttributes(span: Span): string | undefined {
+  const attributes = plainAttributes(span.attributes)
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (typeof value !== 'string' || value === '') continue
+    if (key.endsWith('outcome') ? FAILED_OUTCOME.test(value) : key.endsWith('error.type')) return value
+  }
+  return undefined
+}
+
+/**
+ * Calls the model asked for that no tool span executed, marked failed by a span in error status
+ * that names their tool (its span name, or an attribute whose key ends in `name`) and started after
+ * the model asked: a tool's own decorator or function span no reader takes for a tool span. Each
+ * such span fails the latest call of its tool asked for before it started.
+ */
+function failuresFromFailedSpans(failed: readonly Span[], drafts: readonly Draft[]): void {
+  for (const span of failed) {
+    const names = namesOf(span)
+    let latest: Draft | undefined
+    for (const draft of drafts) {
+      if (draft.spanned || draft.errorText !== undefined || draft.toolName === undefined) continue
+      if (!names.has(draft.toolName) || compareNanos(draft.timeUnixNano, span.startTimeUnixNano) > 0) continue
+      if (!latest || compareNanos(draft.timeUnixNano, latest.timeUnixNano) >= 0) latest = draft
+    }
+    if (latest) latest.errorText = spanError(span)
+  }
+}
+
+/** What a span is named: its name and the text of every attribute whose key ends in `name`. */
+function namesOf(span: Span): Set<string> {
+  const names = new Set([span.name.trim()])
+  const attributes = plainAttributes(span.attributes)
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (typeof value === 'string' && /name$/i.test(key)) names.add(value.trim())
+  }
+  return names
 }
 
 /** A tool span as its reader read it, with the tool's name (from the span name when not recorded). */

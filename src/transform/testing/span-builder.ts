@@ -56,3 +56,19 @@ export function span({
 export function sid(id: string): string {
   return id.padStart(16, '0')
 }
+
+/**
+ * A model call as an application's own loop records it (no known vocabulary): the OpenAI chat
+ * request's messages under `app.input` and the answer (a completion or its message) under
+ * `app.output`, under span `a`, 5 ms long.
+ */
+export function appModelSpan(id: string, start: number, messages: object[], answer: object): Span {
+  return span({
+    id,
+    parent: 'a',
+    name: 'chat',
+    start,
+    end: start + 5,
+    attributes: { 'app.input': JSON.stringify({ messages }), 'app.output': JSON.stringify(answer) },
+  })
+}
