@@ -1,11 +1,13 @@
 /**
  * Model answers recorded the way some tracing SDKs record them: the chat completion's message alone
- * (`choices[0].message`), and a streamed answer's tool call rebuilt without its id.
+ * (`choices[0].message`), a streamed answer's tool call rebuilt without its id, and one rebuilt
+ * without the call at all (only the next prompt shows it).
  */
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from './index.ts'
 import { responseMessages } from './provider-wire.ts'
 import { toolCalls } from './testing/fixture-runs.ts'
+import { outputSteps } from './testing/output-steps.ts'
 import { appModelSpan, span } from './testing/span-builder.ts'
 
 describe('a chat completion message alone as the answer', () => {
@@ -70,5 +72,75 @@ describe('a tool call recorded without its id', () => {
       { id: 'call_1', name: 'get_weather', args: { city: 'Paris' }, result: 'rain' },
     ])
     expect(runs[0]!.notes ?? []).not.toContainEqual(expect.stringContaining('not recorded'))
+  })
+})
+
+describe('a tool call only the next prompt shows', () => {
+  const system = { role: 'system', content: 'Help.' }
+  const user = { role: 'user', content: 'Weather in Paris?' }
+  const call = (id: string, city = 'Paris') => ({
+    id,
+    type: 'function',
+    function: { name: 'get_weather', arguments: JSON.stringify({ city }) },
+  })
+  const agent = span({
+    id: 'a',
+    name: 'weather',
+    end: 100,
+    attributes: { 'span.type': 'agent', 'app.input': 'Weather in Paris?' },
+  })
+  // A streamed answer rebuilt without its tool call (MLflow: `tool_calls: null`).
+  const lost = { role: 'assistant', content: '', tool_calls: null }
+
+  it('is the call of the model call before that prompt, with the result the prompt gives', () => {
+    const runs = extractAgentRuns([
+      agent,
+      appModelSpan('c1', 1, [system, user], lost),
+      appModelSpan(
+        'c2',
+        20,
+        [
+          system,
+          user,
+          { role: 'assistant', content: null, tool_calls: [call('call_1')] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'rain' },
+        ],
+        { role: 'assistant', content: 'It rains.' },
+      ),
+    ])
+    expect(toolCalls(runs[0]!)).toEqual([
+      { id: 'call_1', name: 'get_weather', args: { city: 'Paris' }, result: 'rain' },
+    ])
+    expect(outputSteps(runs[0]!)).toEqual([
+      { texts: [], toolCallIds: ['call_1'] },
+      { texts: ['It rains.'], toolCallIds: [] },
+    ])
+    expect(runs[0]!.notes ?? []).not.toContainEqual(expect.stringContaining('not recorded'))
+  })
+
+  it('takes only what the prompt added, never the calls of the history before it', () => {
+    const history = [
+      { role: 'user', content: 'Weather in Rome?' },
+      { role: 'assistant', content: null, tool_calls: [call('call_0', 'Rome')] },
+      { role: 'tool', tool_call_id: 'call_0', content: 'sun' },
+      { role: 'assistant', content: 'It is sunny.' },
+    ]
+    const runs = extractAgentRuns([
+      agent,
+      appModelSpan('c1', 1, [system, ...history, user], lost),
+      appModelSpan(
+        'c2',
+        20,
+        [
+          system,
+          ...history,
+          user,
+          { role: 'assistant', content: null, tool_calls: [call('call_1')] },
+          { role: 'tool', tool_call_id: 'call_1', content: 'rain' },
+        ],
+        { role: 'assistant', content: 'It rains.' },
+      ),
+    ])
+    expect(toolCalls(runs[0]!).map((c) => c.id)).toEqual(['call_1'])
   })
 })

@@ -140,13 +140,27 @@ function callsFromModelOutputs(
 ): Draft[] {
   const drafts: Draft[] = []
   let modelOrder = 0
-  for (const model of run.models) {
+  const add = (model: Span, toolCallId: string | undefined, toolName: string, args: unknown): Draft => {
+    const draft = newDraft(model.endTimeUnixNano, drafts.length)
+    draft.toolCallId = toolCallId || undefined
+    draft.toolName = toolName
+    draft.args = args
+    draft.step = run.stepOf(model)
+    draft.modelOrder = modelOrder++
+    drafts.push(draft)
+    return draft
+  }
+  run.models.forEach((model, index) => {
     const seen = new Map<string, Draft>()
+    // What the answer holds: tool calls, or a text (a turn that only spoke asked for nothing).
+    let answered = 0
     // Kept: the calls' arguments and results go into the run.
     for (const message of outputs.keep(model, notes) ?? []) {
       for (const part of message.parts) {
         if (part.type === 'tool-result' && part.toolCallId) outputResults.push(part)
+        if (part.type === 'text' && part.text.trim() !== '') answered++
         if (part.type !== 'tool-call') continue
+        answered++
         if (part.toolCallId) {
           // A call repeated in one output is one call; a later mention completes a streamed one.
           const earlier = seen.get(part.toolCallId)
@@ -155,18 +169,53 @@ function callsFromModelOutputs(
             continue
           }
         }
-        const draft = newDraft(model.endTimeUnixNano, drafts.length)
-        draft.toolCallId = part.toolCallId || undefined
-        draft.toolName = part.toolName
-        draft.args = part.args
-        draft.step = run.stepOf(model)
-        draft.modelOrder = modelOrder++
-        drafts.push(draft)
+        const draft = add(model, part.toolCallId, part.toolName, part.args)
         if (part.toolCallId) seen.set(part.toolCallId, draft)
       }
     }
-  }
+    const next = run.models[index + 1]
+    if (answered === 0 && next) {
+      for (const part of callsOnlyInNextPrompt(model, next, drafts, notes)) {
+        add(model, part.toolCallId, part.toolName, part.args)
+        notes.add(
+          `tool call ${part.toolCallId} read from the next prompt (model call ${model.spanId} recorded none)`,
+        )
+      }
+    }
+  })
   return drafts
+}
+
+type ToolCallPart = Extract<ChatPart, { type: 'tool-call' }>
+
+/**
+ * The tool calls a model call made that its recorded answer lost (a streamed answer rebuilt without
+ * them: MLflow's `tool_calls: null` beside an empty text; asked only of an answer with neither text
+ * nor tool call), read from the next model call's prompt: the assistant calls,
+ * with ids no other call has, in the messages that prompt adds to this call's own (which it must
+ * extend, role by role). None when either prompt is not recorded.
+ */
+function callsOnlyInNextPrompt(
+  model: Span,
+  next: Span,
+  drafts: readonly Draft[],
+  notes: Notes,
+): ToolCallPart[] {
+  const prompt = readerFor(model)?.modelInput(model, notes)
+  const nextPrompt = prompt && readerFor(next)?.modelInput(next, notes)
+  if (!prompt || !nextPrompt || nextPrompt.length <= prompt.length) return []
+  for (let i = 0; i < prompt.length; i++) if (prompt[i]!.role !== nextPrompt[i]!.role) return []
+  const known = new Set(drafts.map((draft) => draft.toolCallId))
+  const calls: ToolCallPart[] = []
+  for (const message of nextPrompt.slice(prompt.length)) {
+    if (message.role !== 'assistant') continue
+    for (const part of message.parts) {
+      if (part.type !== 'tool-call' || !part.toolCallId || known.has(part.toolCallId)) continue
+      known.add(part.toolCallId)
+      calls.push(part)
+    }
+  }
+  return calls
 }
 
 /**
