@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { Span } from '../model/index.ts'
 import type { ChatPart } from './chat-message.ts'
 import type { ConventionReader, ToolSpanCall } from './conventions/convention-reader.ts'
@@ -258,7 +259,7 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const requested =
       call.toolCallId !== undefined
         ? requestedById.take(call.toolCallId, joined)
-        : requestedByName.take(name, joined)
+        : requestedByName.take(name ?? requestedNameIn(span.name, drafts, joined), joined)
     if (requested) joined.add(requested)
     const draft = requested ?? newDraft(span.startTimeUnixNano, drafts.length)
     if (!requested) drafts.push(draft)
@@ -273,8 +274,12 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     draft.toolCallId = call.toolCallId ?? draft.toolCallId ?? toolCallIdIn(call.result) ?? span.spanId
     draft.toolName = call.toolName ?? draft.toolName ?? name
     // What the tool received, unless it is a bare value where the model named the arguments
-    // (LangChain records a one-argument tool's value alone).
-    if (call.args !== undefined && !(isRecord(draft.args) && !isRecord(call.args))) draft.args = call.args
+    // (LangChain records a one-argument tool's value alone), or wraps the model's arguments one
+    // level down beside options of the framework's own.
+    if (wraps(call.args, draft.args))
+      notes.add(`tool call ${draft.toolCallId}: arguments from the model's call (its tool span wraps them)`)
+    else if (call.args !== undefined && !(isRecord(draft.args) && !isRecord(call.args)))
+      draft.args = call.args
     if (call.hasResult) {
       draft.result = call.result
       draft.hasResult = true
@@ -283,6 +288,35 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     const error = toolSpanError(span, reader, call)
     if (error !== undefined) draft.errorText = error
   }
+}
+
+/**
+ * The tool a span's name names, for a tool span that records no tool name (an OpenInference TOOL
+ * span named after the tool's function): the first requested call not yet joined whose tool name is
+ * the span name, or begins it before a method or call suffix (`lookup_order.run`, `lookup_order(…)`),
+ * or ends it after a label (`Tool: lookup_order`).
+ */
+function requestedNameIn(
+  spanName: string,
+  drafts: readonly Draft[],
+  joined: ReadonlySet<Draft>,
+): string | undefined {
+  const name = spanName.trim()
+  for (const draft of drafts) {
+    const tool = draft.toolName
+    if (tool === undefined || tool === '' || joined.has(draft)) continue
+    if (name === tool) return tool
+    if (name.startsWith(tool) && /^[.:(\s]/.test(name.slice(tool.length))) return tool
+    if (name.endsWith(tool) && /[\s:.]$/.test(name.slice(0, -tool.length))) return tool
+  }
+  return undefined
+}
+
+/** Whether a tool span's arguments hold the model's arguments as one of their values, beside others. */
+function wraps(spanArgs: unknown, modelArgs: unknown): boolean {
+  if (!isRecord(spanArgs) || !isRecord(modelArgs) || Object.keys(modelArgs).length === 0) return false
+  for (const key in spanArgs) if (isDeepStrictEqual(spanArgs[key], modelArgs)) return true
+  return false
 }
 
 /**
