@@ -317,7 +317,12 @@ function buildRun(
     runFailed(span, toolCalls, models, notes, span === agent ? reader : readerFor(span)),
   )
   const texts = stepTexts(runSpans, notes, outputs)
-  const finalText = pickFinalText(reader, agent, { models, stepTexts: texts, failed, outputs, called }, notes)
+  const finalText = pickFinalText(
+    reader,
+    agent,
+    { models, stepTexts: texts, failed, outputs, called, prompt, instructions },
+    notes,
+  )
 
   const requestContext = buildRequestContext(agent, metadata)
   const resourceId = stringOf(metadata.resourceId) ?? stringOf(requestContext?.userId)

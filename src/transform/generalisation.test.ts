@@ -15,7 +15,7 @@ import { traceExact } from './testing/fixture-runs.ts'
  * The totals this checkout reaches: raise them when a change makes more cells exact, never lower
  * them without saying why in the commit.
  */
-const FLOOR = { all: 298, conventionsOnly: 265 }
+const FLOOR = { all: 298, conventionsOnly: 266 }
 
 interface Row {
   producer: string

@@ -63,7 +63,10 @@ function lastText(messages: readonly ChatMessage[] | undefined): string | undefi
  * The final answer: the agent span's recorded output, else the text of the last model call.
  * A failed run with no recorded output has no final text. A recorded output that is only the
  * texts of every step glued together (Mastra's run text) is the last step's text: the earlier
- * texts were written alongside tool calls and stay in their own steps.
+ * texts were written alongside tool calls and stay in their own steps. An output with no answer in
+ * it, or whose answer only repeats what the agent was asked or configured with (a text of its
+ * first prompt's system or user messages, or its instructions), gives way to the last model call's
+ * answer, with a note.
  */
 export function pickFinalText(
   reader: ConventionReader,
@@ -74,6 +77,8 @@ export function pickFinalText(
     failed,
     outputs,
     called,
+    prompt,
+    instructions,
   }: {
     models: readonly Span[]
     stepTexts: readonly string[]
@@ -81,13 +86,22 @@ export function pickFinalText(
     outputs: ModelOutputs
     /** The tool call that ran this agent, if one did: its result is the answer it gave back. */
     called?: CallingToolCall
+    /** The run's first model prompt and its recorded instructions, which no answer repeats. */
+    prompt?: readonly ChatMessage[]
+    instructions?: readonly string[]
   },
   notes: Notes,
 ): string {
   const output = reader.agentOutput(agent, notes)
-  const recorded = output ? (lastText(output) ?? '') : undefined
+  const recorded = output ? lastText(output) : undefined
+  const modelText = () => lastModelText(models, outputs, notes)
   if (recorded !== undefined && isRuntimeRepr(recorded)) {
     notes.add("the agent span's output is an object repr, not text: the final text is the model's")
+  } else if (recorded !== undefined && repeatsPrompt(recorded, prompt, instructions)) {
+    const answer = modelText()
+    if (answer === undefined || answer === '' || answer === recorded) return recorded
+    notes.add("final text: the last model answer (the agent span's output only repeats what it was asked)")
+    return answer
   } else if (recorded !== undefined) {
     const written = stepTexts.filter((step) => step.length > 0)
     const lastWritten = written[written.length - 1]
@@ -99,13 +113,40 @@ export function pickFinalText(
     return recorded
   }
   if (failed) return ''
-  const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
-  const fromModel = last ? outputs.peek(last, notes) : undefined
-  const text = fromModel ? lastText(fromModel) : undefined
+  const text = modelText()
+  if (output && recorded === undefined && text)
+    notes.add("final text: the last model answer (the agent span's output holds no answer)")
   if (text !== undefined && !isRuntimeRepr(text)) return text
-  if (fromModel && text === undefined) return ''
   const given = called?.finalText(notes)
   if (given !== undefined) return given
   notes.missing('finalText', 'final text not recorded (content capture off?)')
   return ''
+}
+
+/**
+ * The last model call's answer text: undefined when no answer was recorded, '' when it holds no
+ * text (a call that only asked for tools).
+ */
+function lastModelText(models: readonly Span[], outputs: ModelOutputs, notes: Notes): string | undefined {
+  const last = [...models].sort((a, b) => compareNanos(a.endTimeUnixNano, b.endTimeUnixNano)).pop()
+  const fromModel = last ? outputs.peek(last, notes) : undefined
+  if (!fromModel) return undefined
+  return lastText(fromModel) ?? ''
+}
+
+/** Whether a text is one of the prompt's system or user texts, or the instructions. */
+function repeatsPrompt(
+  text: string,
+  prompt: readonly ChatMessage[] | undefined,
+  instructions: readonly string[] | undefined,
+) {
+  const own = text.trim()
+  if (own === '') return false
+  if (instructions?.some((instruction) => instruction.trim() === own)) return true
+  return (
+    prompt?.some(
+      (message) =>
+        (message.role === 'system' || message.role === 'user') && messageText(message).trim() === own,
+    ) ?? false
+  )
 }
