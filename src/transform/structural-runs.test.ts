@@ -116,3 +116,64 @@ describe('a conversation of its own inside a run’s tool call', () => {
     expect(runs[0]!.output[0]!.content.parts.some((part) => part.type === 'tool-invocation')).toBe(true)
   })
 })
+
+describe('turn spans named with the bare invoke_agent operation', () => {
+  const op = (name: string, more: Record<string, string> = {}) => ({ 'gen_ai.operation.name': name, ...more })
+  const text = (role: string, content: string) => ({ role, parts: [{ type: 'text', content }] })
+  const asked = {
+    role: 'assistant',
+    parts: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: { id: 'A1' } }],
+  }
+  const answered = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'shipped' }] }
+  const model = (id: string, parent: string, start: number, input: object[], output: object[]) =>
+    span({
+      id,
+      parent,
+      name: 'chat',
+      start,
+      end: start + 3,
+      attributes: op('chat', {
+        'gen_ai.input.messages': JSON.stringify(input),
+        'gen_ai.output.messages': JSON.stringify(output),
+      }),
+    })
+  const trace = (secondPrompt: object[]) => [
+    span({ id: 'a', name: 'Agent.run', end: 100, attributes: { agent_name: 'support' } }),
+    span({ id: 't1', parent: 'a', name: 'invoke_agent', start: 1, end: 20, attributes: op('invoke_agent') }),
+    model('m1', 't1', 2, [text('system', 'Be brief.'), text('user', 'Where is A1?')], [asked]),
+    span({
+      id: 'x',
+      parent: 't1',
+      name: 'execute_tool lookup',
+      start: 10,
+      end: 12,
+      attributes: op('execute_tool', {
+        'gen_ai.tool.name': 'lookup',
+        'gen_ai.tool.call.id': 'c1',
+        'gen_ai.tool.call.result': 'shipped',
+      }),
+    }),
+    span({ id: 't2', parent: 'a', name: 'invoke_agent', start: 30, end: 50, attributes: op('invoke_agent') }),
+    model('m2', 't2', 31, secondPrompt, [text('assistant', 'It shipped.')]),
+  ]
+
+  it('are turns of one run, headed by the span above them that holds the conversation', () => {
+    const runs = extractAgentRuns(
+      trace([text('system', 'Be brief.'), text('user', 'Where is A1?'), asked, answered]),
+    )
+    expect(runs.map((run) => [run.spanId, run.agentName])).toEqual([[sid('a'), 'support']])
+    expect(runs[0]!.output[0]!.content.content).toBe('It shipped.')
+  })
+
+  it('stay runs of their own when the later one was asked something new', () => {
+    const runs = extractAgentRuns(
+      trace([
+        text('system', 'Be brief.'),
+        text('user', 'Where is A1?'),
+        text('assistant', 'It shipped.'),
+        text('user', 'And A2?'),
+      ]),
+    )
+    expect(runs.map((run) => run.spanId)).toEqual([sid('t1'), sid('t2')])
+  })
+})

@@ -128,6 +128,7 @@ export function structureRuns(
   const trace: TraceModels = { tree, models }
   // One candidate sits inside no other: nothing to decide (most traces).
   const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
+  if (kept.size > 1) for (const turn of turnsOfOneRun(trace, kept)) kept.delete(turn)
   const keptInOrder: Span[] = []
   for (const span of candidates) if (kept.has(span)) keptInOrder.push(span)
   return { kept: keptInOrder, found: runsOfOrphanCalls(trace, heads(kept, continuations), kept) }
@@ -179,6 +180,62 @@ function keptCandidates(
     else kept.add(candidate)
   }
   return kept
+}
+
+/**
+ * Candidates that are turns of one run, not runs: sibling agent spans that name no agent (an
+ * auto-instrumentation's bare `invoke_agent` on a framework's task or turn spans), each one's first
+ * prompt the one before it continued with no new user message. Their model calls are left to the
+ * calls no run holds, whose run is the span above them that holds the conversation (and may name
+ * the agent). Asked only of kept candidates that share a parent.
+ */
+function turnsOfOneRun(trace: TraceModels, kept: ReadonlySet<Span>): Span[] {
+  const { tree } = trace
+  const byParent = new Map<Span, Span[]>()
+  for (const span of kept) {
+    const parent = tree.parentOf(span)
+    if (!parent || kept.has(parent) || spanRole(parent) === 'tool') continue
+    const siblings = byParent.get(parent)
+    if (siblings) siblings.push(span)
+    else byParent.set(parent, [span])
+  }
+  const turns: Span[] = []
+  const firstModelUnder = byParent.size > 0 ? firstModelUnderOf(trace) : undefined
+  for (const siblings of byParent.values()) {
+    if (siblings.length < 2) continue
+    siblings.sort(byStart)
+    const prompts: ChatMessage[][] = []
+    for (const span of siblings) {
+      const first = firstModelUnder!.get(span)
+      const prompt = first && !readerFor(span)?.identity(span).agentName ? promptOf(first) : undefined
+      if (!prompt) break
+      prompts.push(prompt)
+    }
+    if (prompts.length < siblings.length) continue
+    if (prompts.every((prompt, index) => index === 0 || continues(prompts[index - 1]!, prompt)))
+      turns.push(...siblings)
+  }
+  return turns
+}
+
+/** A model call's recorded prompt (never throws: finding runs notes nothing). */
+function promptOf(model: Span): ChatMessage[] | undefined {
+  try {
+    return readerFor(model)?.modelInput(model, silent)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a prompt goes on from an earlier one with no new user message: same system and user texts, more messages. */
+function continues(earlier: readonly ChatMessage[], later: readonly ChatMessage[]): boolean {
+  if (later.length <= earlier.length) return false
+  const asked = (prompt: readonly ChatMessage[]) =>
+    prompt
+      .filter((message) => message.role === 'system' || message.role === 'user')
+      .map((message) => `${message.role}:${messageText(message)}`)
+      .join('\u0000')
+  return asked(earlier) === asked(later)
 }
 
 /** The first model call among spans (a model call itself, or the first one under it). */
