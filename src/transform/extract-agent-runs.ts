@@ -271,6 +271,30 @@ function namedInSteps(identity: AgentIdentity, agent: Span, tree: SpanTree): Age
   return agentName === undefined ? identity : { ...identity, agentName }
 }
 
+/** A run's input: the new messages just after its start, the remembered ones just before it. */
+function runInput(
+  conversation: { input: ChatMessage[]; remembered: ChatMessage[]; system: string[] },
+  spanId: string,
+  startMs: number,
+  context: MessageContext,
+): AgentRun['input'] {
+  const { remembered } = conversation
+  return {
+    inputMessages: toMastraMessages(conversation.input, {
+      idPrefix: `${spanId}-input`,
+      createdAt: (index) => new Date(startMs + index),
+      context,
+    }),
+    rememberedMessages: toMastraMessages(remembered, {
+      idPrefix: `${spanId}-remembered`,
+      createdAt: (index) => new Date(startMs - remembered.length + index),
+      context,
+    }),
+    systemMessages: conversation.system.map((content) => ({ role: 'system', content })),
+    taggedSystemMessages: {},
+  }
+}
+
 function buildRun(
   tree: SpanTree,
   agent: Span,
@@ -331,7 +355,6 @@ function buildRun(
   if (resourceId) context.resourceId = resourceId
   const startMs = nanosToMillis(agent.startTimeUnixNano)
   const endMs = Math.max(nanosToMillis(agent.endTimeUnixNano), startMs + conversation.input.length)
-  const remembered = conversation.remembered
 
   // Keys in this order, each set only when known; no spreads (README, "Cost and hostile input").
   const run = { traceId: agent.traceId, spanId: agent.spanId } as AgentRun
@@ -343,20 +366,7 @@ function buildRun(
   if (identity.conversationId) run.conversationId = identity.conversationId
   run.startTimeUnixNano = agent.startTimeUnixNano
   run.endTimeUnixNano = agent.endTimeUnixNano
-  run.input = {
-    inputMessages: toMastraMessages(conversation.input, {
-      idPrefix: `${agent.spanId}-input`,
-      createdAt: (index) => new Date(startMs + index),
-      context,
-    }),
-    rememberedMessages: toMastraMessages(remembered, {
-      idPrefix: `${agent.spanId}-remembered`,
-      createdAt: (index) => new Date(startMs - remembered.length + index),
-      context,
-    }),
-    systemMessages: conversation.system.map((content) => ({ role: 'system', content })),
-    taggedSystemMessages: {},
-  }
+  run.input = runInput(conversation, agent.spanId, startMs, context)
   run.output = [
     buildOutputMessage({
       toolCalls,
