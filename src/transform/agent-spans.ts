@@ -59,6 +59,8 @@ interface TraceRuns {
   continuations: Map<string, Span[]>
   /** Runs found by structure alone: no known agent vocabulary names them (read by the generic reader). */
   structural: ReadonlySet<Span>
+  /** Agent spans that are a framework's pseudo-tool (`final_answer`): tool calls of their run. */
+  pseudoTools: ReadonlySet<Span>
 }
 
 /**
@@ -96,7 +98,7 @@ export function findRuns(tree: SpanTree): TraceRuns {
   const named = confirmed.filter((run) => runOf.get(run.spanId) === run && !isWrapper(tree, run, runOf))
   // Structure decides what vocabulary cannot: steps and pseudo-tools are no runs, model calls no
   // run holds make runs of their own, a handoff to another agent continues a run.
-  const { kept: namedRuns, found } = structureRuns({ tree, models }, named, continuations)
+  const { kept: namedRuns, found, pseudoTools } = structureRuns({ tree, models }, named, continuations)
   for (const run of found) runOf.set(run.spanId, run)
   // Found runs are few (none in most traces); the named ones are in start order already.
   const runs = found.length === 0 ? namedRuns : [...namedRuns, ...found].sort(byStart)
@@ -112,6 +114,7 @@ export function findRuns(tree: SpanTree): TraceRuns {
     runOf,
     continuations,
     structural: found.length === 0 ? NOT_FOUND : new Set(found),
+    pseudoTools: pseudoTools.length === 0 ? NOT_FOUND : new Set(pseudoTools),
   }
 }
 

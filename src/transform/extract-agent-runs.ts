@@ -52,7 +52,7 @@ export function extractAgentRuns(spans: readonly Span[], options: ExtractAgentRu
 
 function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): AgentRun[] {
   const tree = buildSpanTree(spans)
-  const { runs: agents, runOf, continuations, structural } = findRuns(tree)
+  const { runs: agents, runOf, continuations, structural, pseudoTools } = findRuns(tree)
   const adopted = adoptOrphans(tree, agents)
   const allLost = lostAgentRuns(tree, new Set([...adopted.values()].flat()))
   const lost = skip.size === 0 ? allLost : allLost.filter(({ agent }) => !skip.has(agent.spanId))
@@ -71,6 +71,7 @@ function extractTraceRuns(spans: readonly Span[], skip: ReadonlySet<string>): Ag
           return owner !== undefined && owner !== agent
         },
         reader: structural.has(agent) ? genericReader : undefined,
+        pseudoTools,
       })
     } catch (error) {
       return bareRun(agent, error)
@@ -130,6 +131,8 @@ interface RunPlace {
    * or of a run found by structure (the generic reader names it from the spans around).
    */
   reader?: ConventionReader
+  /** Agent spans that are a framework's pseudo-tool: read as tool calls of the run. */
+  pseudoTools?: ReadonlySet<Span>
 }
 
 /**
@@ -298,7 +301,14 @@ function runInput(
 function buildRun(
   tree: SpanTree,
   agent: Span,
-  { extraRoots, adopted, parentRun, isRun, reader = readerFor(agent) ?? genericReader }: RunPlace,
+  {
+    extraRoots,
+    adopted,
+    parentRun,
+    isRun,
+    reader = readerFor(agent) ?? genericReader,
+    pseudoTools,
+  }: RunPlace,
 ): AgentRun {
   const notes = new Notes()
   noteGaps(tree, agent, extraRoots, adopted, notes)
@@ -311,7 +321,7 @@ function buildRun(
     metadata,
   )
   const unfold = reader.unfoldModelCalls && ((model: Span) => reader.unfoldModelCalls!(model, tree, notes))
-  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots, unfold)
+  const runSpans = collectRunSpans(tree, agent, isRun, extraRoots, unfold, pseudoTools)
   const { models } = runSpans
   const unwrap = (prompt: ChatMessage[] | undefined) =>
     prompt && reader.unwrapPrompt ? reader.unwrapPrompt(prompt) : prompt

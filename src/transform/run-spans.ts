@@ -29,7 +29,8 @@ export interface RunSpans {
  * Collects the spans anywhere under an agent span, stopping at the spans of nested runs (`isRun`;
  * the tool span that called them stays in this run). `adopted` are extra
  * subtrees whose parent is missing but which belong to this run. `unfold` gives the model calls
- * one model-call span holds, where the convention folds several onto one span.
+ * one model-call span holds, where the convention folds several onto one span. `pseudoTools`
+ * (a framework's `final_answer` agent spans) are the run's tool calls.
  */
 export function collectRunSpans(
   tree: SpanTree,
@@ -37,6 +38,7 @@ export function collectRunSpans(
   isRun: (span: Span) => boolean,
   adopted: readonly Span[] = [],
   unfold?: (model: Span) => Span[] | undefined,
+  pseudoTools?: ReadonlySet<Span>,
 ): RunSpans {
   let models: Span[] = []
   const tools: Span[] = []
@@ -52,7 +54,7 @@ export function collectRunSpans(
     const span = stack.pop()!
     if (visited.has(span.spanId)) continue
     visited.add(span.spanId)
-    const role = spanRole(span)
+    const role = pseudoTools?.has(span) ? 'tool' : spanRole(span)
     if (isRun(span)) {
       // A tool span that heads a run of its own (an agent run inline in a tool) is still this run's call.
       if (role === 'tool') tools.push(span)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from './index.ts'
+import { toolCalls } from './testing/fixture-runs.ts'
 import { sid, span } from './testing/span-builder.ts'
 
 /** A span of a framework that speaks GenAI but names neither agent nor content (Spring AI's chat client). */
@@ -175,5 +176,52 @@ describe('turn spans named with the bare invoke_agent operation', () => {
       ]),
     )
     expect(runs.map((run) => run.spanId)).toEqual([sid('t1'), sid('t2')])
+  })
+})
+
+describe("a framework's pseudo-tool recorded as an agent span", () => {
+  const oi = (kind: string, more: Record<string, string> = {}) => ({
+    'openinference.span.kind': kind,
+    ...more,
+  })
+
+  it('is no run but the tool call the model made, with the answer it holds as its result', () => {
+    const runs = extractAgentRuns([
+      span({
+        id: 'a',
+        name: 'CodeAgent.run',
+        end: 100,
+        attributes: oi('AGENT', { 'input.value': 'Hours?', 'output.value': '9 to 5' }),
+      }),
+      span({
+        id: 'l1',
+        parent: 'a',
+        start: 1,
+        end: 4,
+        attributes: oi('LLM', {
+          'llm.input_messages.0.message.role': 'system',
+          'llm.input_messages.0.message.content': 'Be brief.',
+          'llm.input_messages.1.message.role': 'user',
+          'llm.input_messages.1.message.content': 'Hours?',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_1',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'final_answer',
+          'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"answer":"9 to 5"}',
+        }),
+      }),
+      span({
+        id: 'f',
+        parent: 'a',
+        name: 'FinalAnswerTool',
+        start: 10,
+        end: 11,
+        attributes: oi('AGENT', { 'output.value': '9 to 5' }),
+      }),
+    ])
+    expect(runs.map((run) => run.spanId)).toEqual([sid('a')])
+    expect(toolCalls(runs[0]!)).toEqual([
+      { id: 'call_1', name: 'final_answer', args: { answer: '9 to 5' }, result: '9 to 5' },
+    ])
+    expect(runs[0]!.notes ?? []).not.toContainEqual(expect.stringContaining('not recorded'))
   })
 })

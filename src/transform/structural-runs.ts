@@ -113,6 +113,8 @@ export interface StructuredRuns {
   kept: Span[]
   /** Runs found by structure alone (their spans carry no known agent vocabulary), earliest first. */
   found: Span[]
+  /** Candidates that are a framework's pseudo-tool (`final_answer`): tool calls of the run around them. */
+  pseudoTools: Span[]
 }
 
 /**
@@ -126,12 +128,16 @@ export function structureRuns(
   continuations: ReadonlyMap<string, readonly Span[]>,
 ): StructuredRuns {
   const trace: TraceModels = { tree, models }
+  const pseudoTools: Span[] = []
   // One candidate sits inside no other: nothing to decide (most traces).
-  const kept = candidates.length > 1 ? keptCandidates(trace, candidates, continuations) : new Set(candidates)
+  const kept =
+    candidates.length > 1
+      ? keptCandidates(trace, candidates, continuations, pseudoTools)
+      : new Set(candidates)
   if (kept.size > 1) for (const turn of turnsOfOneRun(trace, kept)) kept.delete(turn)
   const keptInOrder: Span[] = []
   for (const span of candidates) if (kept.has(span)) keptInOrder.push(span)
-  return { kept: keptInOrder, found: runsOfOrphanCalls(trace, heads(kept, continuations), kept) }
+  return { kept: keptInOrder, found: runsOfOrphanCalls(trace, heads(kept, continuations), kept), pseudoTools }
 }
 
 /** What finding runs by structure reads of one trace, worked out once (no closures per trace). */
@@ -149,11 +155,12 @@ interface TraceModels {
   nested?: Set<Span>
 }
 
-/** The candidates that are runs: not a step of the run around them, not a pseudo-tool. */
+/** The candidates that are runs: not a step of the run around them, not a pseudo-tool (added to `pseudoTools`). */
 function keptCandidates(
   trace: TraceModels,
   candidates: readonly Span[],
   continuations: ReadonlyMap<string, readonly Span[]>,
+  pseudoTools: Span[],
 ): Set<Span> {
   const { tree } = trace
   const firstModelUnder = firstModelUnderOf(trace)
@@ -173,9 +180,11 @@ function keptCandidates(
     // Its first model call, also where its run goes on in the spans that continue it.
     const later = continuations.get(candidate.spanId) ?? []
     const own = firstModelUnder.get(candidate) ?? firstCallIn(later, firstModelUnder)
+    const pseudoTool = own === undefined && later.length === 0 && isPseudoTool(candidate)
     const isStep = own
       ? sameOpening(openingOf(own, trace), openingOf(firstModelUnder.get(outer) ?? own, trace))
-      : later.length === 0 && isPseudoTool(candidate)
+      : pseudoTool
+    if (pseudoTool) pseudoTools.push(candidate)
     if (isStep) runAround.set(candidate, outer)
     else kept.add(candidate)
   }

@@ -294,7 +294,8 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
  * The tool a span's name names, for a tool span that records no tool name (an OpenInference TOOL
  * span named after the tool's function): the first requested call not yet joined whose tool name is
  * the span name, or begins it before a method or call suffix (`lookup_order.run`, `lookup_order(…)`),
- * or ends it after a label (`Tool: lookup_order`).
+ * or ends it after a label (`Tool: lookup_order`); else the one it names in another case or as a
+ * class (`FinalAnswerTool`).
  */
 function requestedNameIn(
   spanName: string,
@@ -309,8 +310,20 @@ function requestedNameIn(
     if (name.startsWith(tool) && /^[.:(\s]/.test(name.slice(tool.length))) return tool
     if (name.endsWith(tool) && /[\s:.]$/.test(name.slice(0, -tool.length))) return tool
   }
+  // Written in another case, as a class (`FinalAnswerTool` for `final_answer`).
+  const squashed = squash(name)
+  for (const draft of drafts) {
+    if (draft.toolName && !joined.has(draft) && squash(draft.toolName) === squashed) return draft.toolName
+  }
   return undefined
 }
+
+/** A name without case, separators or a trailing `tool`: `FinalAnswerTool`, `final_answer` → `finalanswer`. */
+const squash = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/tool$/, '')
 
 /** Whether a tool span's arguments hold the model's arguments as one of their values, beside others. */
 function wraps(spanArgs: unknown, modelArgs: unknown): boolean {
