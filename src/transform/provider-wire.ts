@@ -52,6 +52,9 @@ export function responseMessages(value: unknown): ChatMessage[] | undefined {
     return [{ role: 'assistant', parts: value.output.flatMap(outputItemParts) }]
   if (Array.isArray(value.replies)) return assistantOnly(parseMessages(value.replies))
   if (isRecord(value.message) && value.message.role === 'assistant') return parseMessages([value.message])
+  // Bedrock Converse: `{output: {message: {role: 'assistant', content: [{text} | {toolUse}]}}, stopReason}`.
+  if (isRecord(value.output) && isRecord(value.output.message) && value.output.message.role === 'assistant')
+    return parseMessages([value.output.message])
   // A chat completion's message alone (`choices[0].message`, as some tracing SDKs record the answer).
   if (value.role === 'assistant' && (Array.isArray(value.tool_calls) || typeof value.content === 'string'))
     return parseMessages([value])
