@@ -144,3 +144,43 @@ describe('a tool call only the next prompt shows', () => {
     expect(toolCalls(runs[0]!).map((c) => c.id)).toEqual(['call_1'])
   })
 })
+
+describe('tool calls and results that no id names (Gemini functionCall / functionResponse)', () => {
+  const system = { parts: [{ text: 'Help.' }] }
+  const ask = (id: string) => ({ role: 'model', parts: [{ functionCall: { name: 'lookup', args: { id } } }] })
+  const result = (status: string) => ({
+    role: 'user',
+    parts: [{ functionResponse: { name: 'lookup', response: { status } } }],
+  })
+  const generate = (id: string, start: number, contents: object[], answer: object) =>
+    span({
+      id,
+      parent: 'a',
+      name: 'generate_content',
+      start,
+      end: start + 4,
+      attributes: {
+        'app.request': JSON.stringify({ systemInstruction: system, contents }),
+        'app.response': JSON.stringify({ candidates: [{ content: answer }] }),
+      },
+    })
+  const agent = span({ id: 'a', name: 'support', end: 100, attributes: { 'span.type': 'agent' } })
+
+  it("are joined by tool name: the last results of a name in a later prompt are that name's calls", () => {
+    const user = { role: 'user', parts: [{ text: 'Where is A17?' }] }
+    // An earlier turn's call of the same tool is history, before the run's input.
+    const history = [{ role: 'user', parts: [{ text: 'And A16?' }] }, ask('A16'), result('lost')]
+    const runs = extractAgentRuns([
+      agent,
+      generate('c1', 1, [...history, user], ask('A17')),
+      generate('c2', 10, [...history, user, ask('A17'), result('shipped')], {
+        role: 'model',
+        parts: [{ text: 'It shipped.' }],
+      }),
+    ])
+    expect(toolCalls(runs[0]!)).toEqual([
+      { id: 'call-0', name: 'lookup', args: { id: 'A17' }, result: { status: 'shipped' } },
+    ])
+    expect(runs[0]!.notes ?? []).not.toContainEqual(expect.stringContaining('not recorded'))
+  })
+})

@@ -97,6 +97,7 @@ export function collectToolCalls(run: RunSpans, notes: Notes, outputs: ModelOutp
     }
     open -= settle(byId, results)
   }
+  if (drafts.some(awaitsResultByName)) resultsByName(run, drafts, notes)
   alignToModelOrder(drafts)
   drafts.sort(callOrder)
   return drafts.map((draft, index) => finish(draft, index, notes))
@@ -123,6 +124,53 @@ function idsFromLaterPrompts(run: RunSpans, drafts: Draft[], notes: Notes): void
         waiting.splice(index, 1)
         if (waiting.length === 0) return
       }
+    }
+  }
+}
+
+/** A call no id names (Gemini's `functionCall` has none) that has no result or error yet. */
+const awaitsResultByName = (draft: Draft) =>
+  draft.toolCallId === undefined &&
+  draft.toolName !== undefined &&
+  !draft.hasResult &&
+  draft.errorText === undefined
+
+/**
+ * Gives calls without an id the results a later prompt returns for them without an id, by tool
+ * name (Gemini's `functionResponse`): of the results of one name a prompt holds, the last ones are
+ * those of the calls of that name made before it, in order (earlier ones are the history's).
+ */
+function resultsByName(run: RunSpans, drafts: readonly Draft[], notes: Notes): void {
+  for (const model of run.models) {
+    let byName: Map<string, ToolResultPart[]> | undefined
+    for (const message of readerFor(model)?.modelInput(model, notes) ?? []) {
+      for (const part of message.parts) {
+        if (part.type !== 'tool-result' || part.toolCallId || !part.toolName) continue
+        byName ??= new Map()
+        const list = byName.get(part.toolName)
+        if (list) list.push(part)
+        else byName.set(part.toolName, [part])
+      }
+    }
+    if (!byName) continue
+    for (const [name, results] of byName) {
+      const before = drafts.filter(
+        (draft) =>
+          draft.toolCallId === undefined &&
+          draft.toolName === name &&
+          compareNanos(draft.timeUnixNano, model.startTimeUnixNano) <= 0,
+      )
+      const offset = results.length - before.length
+      if (offset < 0) continue
+      before.forEach((draft, index) => {
+        if (!awaitsResultByName(draft)) return
+        const part = results[offset + index]!
+        if (part.isError) draft.errorText = errorTextOf(part.result)
+        else {
+          draft.result = part.result
+          draft.hasResult = true
+        }
+      })
     }
   }
 }
