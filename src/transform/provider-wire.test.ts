@@ -1,7 +1,7 @@
 /**
  * Model calls recorded as the provider's own request and response bodies under keys of the
- * producer's own: here Amazon Bedrock's Converse API (`system`, `messages` with `toolUse` /
- * `toolResult` blocks; the answer under `output.message`).
+ * producer's own: Amazon Bedrock's Converse API (`system`, `messages` with `toolUse` / `toolResult`
+ * blocks; the answer under `output.message`) and OpenAI Responses answers that only call tools.
  */
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from './index.ts'
@@ -60,6 +60,50 @@ describe('Bedrock Converse bodies', () => {
     expect(run!.input.inputMessages.map((message) => message.content.content)).toEqual(['Where is A17?'])
     expect(toolCalls(run!)).toEqual([{ id: 'tu_1', name: 'lookup', args: { id: 'A17' }, result: 'shipped' }])
     expect(run!.output[0]!.content.content).toBe('It shipped.')
+    expect(run!.notes ?? []).toEqual([])
+  })
+})
+
+describe('OpenAI Responses bodies', () => {
+  it('read an answer that only calls tools (its items have no role)', () => {
+    const request = {
+      model: 'gpt-4o',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: 'Where is A17?' }],
+    }
+    const call = { type: 'function_call', call_id: 'fc_1', name: 'lookup', arguments: '{"id":"A17"}' }
+    const responses = (id: string, start: number, body: object, output: object[]) =>
+      span({
+        id,
+        parent: 'a',
+        name: 'responses.create',
+        start,
+        end: start + 4,
+        attributes: {
+          'app.request': JSON.stringify(body),
+          'app.response': JSON.stringify({ object: 'response', model: 'gpt-4o', output }),
+        },
+      })
+    const [run] = extractAgentRuns([
+      span({ id: 'a', name: 'support', end: 100, attributes: { 'span.type': 'agent' } }),
+      responses('c1', 1, request, [call]),
+      responses(
+        'c2',
+        10,
+        {
+          ...request,
+          input: [
+            ...request.input,
+            call,
+            { type: 'function_call_output', call_id: 'fc_1', output: 'shipped' },
+          ],
+        },
+        [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It shipped.' }] }],
+      ),
+    ])
+    expect(toolCalls(run!)).toEqual([{ id: 'fc_1', name: 'lookup', args: { id: 'A17' }, result: 'shipped' }])
+    expect(run!.output[0]!.content.content).toBe('It shipped.')
+    // Read from the answer itself, not rebuilt from the next prompt.
     expect(run!.notes ?? []).toEqual([])
   })
 })

@@ -41,7 +41,9 @@ export function mayHoldMessages(value: AttributeValue): value is string {
     value.includes('"role"') ||
     value.includes('"contents"') ||
     value.includes('"choices"') ||
-    value.includes('"candidates"')
+    value.includes('"candidates"') ||
+    // An OpenAI Responses answer that only calls tools: its items have no role.
+    value.includes('"function_call"')
   )
 }
 
