@@ -231,6 +231,22 @@ function fromUiToolPart(part: Record<string, unknown>, toolName: string): ChatPa
  * `{toolUse:{toolUseId, name, input}}`, `{toolResult:{toolUseId, content, status}}`,
  * `{reasoningContent:{reasoningText:{text}}}`.
  */
+/**
+ * A Gemini `functionResponse`: its `response` holds the function's output under `output` and its
+ * error under `error` (the API's convention); a response with neither key is the output whole.
+ */
+function geminiFunctionResponse(fnResponse: Record<string, unknown>): ChatPart {
+  const response = fnResponse.response
+  if (isRecord(response)) {
+    const failed = response.error !== undefined && response.error !== null
+    if (failed && !Object.hasOwn(response, 'output'))
+      return toolResultPart(fnResponse.id, fnResponse.name, response.error, true)
+    if (!failed && Object.hasOwn(response, 'output') && Object.keys(response).length === 1)
+      return toolResultPart(fnResponse.id, fnResponse.name, response.output)
+  }
+  return toolResultPart(fnResponse.id, fnResponse.name, response)
+}
+
 function parseContentBlock(block: Record<string, unknown>): ChatPart[] {
   if (typeof block.text === 'string') return [{ type: 'text', text: block.text }]
   const use = block.toolUse
@@ -249,7 +265,7 @@ function parseContentBlock(block: Record<string, unknown>): ChatPart[] {
   if (isRecord(fnCall) && typeof fnCall.name === 'string')
     return [toolCallPart(fnCall.id, fnCall.name, parseArgs(fnCall.args))]
   const fnResponse = block.functionResponse ?? block.function_response
-  if (isRecord(fnResponse)) return [toolResultPart(fnResponse.id, fnResponse.name, fnResponse.response)]
+  if (isRecord(fnResponse)) return [geminiFunctionResponse(fnResponse)]
   // Haystack's ChatMessage content: `{tool_call:{id, tool_name, arguments}}`, `{tool_call_result:{result, origin, error}}`.
   const call = block.tool_call
   if (isRecord(call) && typeof (call.tool_name ?? call.name) === 'string')

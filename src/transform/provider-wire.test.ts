@@ -1,11 +1,12 @@
 /**
  * Model calls recorded as the provider's own request and response bodies under keys of the
  * producer's own: Amazon Bedrock's Converse API (`system`, `messages` with `toolUse` / `toolResult`
- * blocks; the answer under `output.message`) and OpenAI Responses answers that only call tools.
+ * blocks; the answer under `output.message`), OpenAI Responses answers that only call tools, and
+ * Gemini function responses (`output` / `error`).
  */
 import { describe, expect, it } from 'vitest'
 import { extractAgentRuns } from './index.ts'
-import { responseMessages } from './provider-wire.ts'
+import { requestMessages, responseMessages } from './provider-wire.ts'
 import { toolCalls } from './testing/fixture-runs.ts'
 import { span } from './testing/span-builder.ts'
 
@@ -105,5 +106,33 @@ describe('OpenAI Responses bodies', () => {
     expect(run!.output[0]!.content.content).toBe('It shipped.')
     // Read from the answer itself, not rebuilt from the next prompt.
     expect(run!.notes ?? []).toEqual([])
+  })
+})
+
+describe('Gemini function responses', () => {
+  const response = (value: object) =>
+    requestMessages({
+      contents: [
+        { role: 'user', parts: [{ functionResponse: { id: 'fc_1', name: 'lookup', response: value } }] },
+      ],
+    })?.flatMap((message) => message.parts)
+
+  it('take "output" as the output and "error" as a failure, as the API defines them', () => {
+    expect(response({ error: 'Order Z99 not found' })).toEqual([
+      {
+        type: 'tool-result',
+        toolCallId: 'fc_1',
+        toolName: 'lookup',
+        result: 'Order Z99 not found',
+        isError: true,
+      },
+    ])
+    expect(response({ output: { status: 'shipped' } })).toEqual([
+      { type: 'tool-result', toolCallId: 'fc_1', toolName: 'lookup', result: { status: 'shipped' } },
+    ])
+    // Neither key: the whole response is the output.
+    expect(response({ status: 'shipped' })).toEqual([
+      { type: 'tool-result', toolCallId: 'fc_1', toolName: 'lookup', result: { status: 'shipped' } },
+    ])
   })
 })
