@@ -33,13 +33,7 @@ function openingOf(model: Span, read: { openings?: Map<Span, Opening | undefined
   read.openings ??= new Map()
   const cache = read.openings
   if (cache.has(model)) return cache.get(model)
-  let prompt: ChatMessage[] | undefined
-  try {
-    prompt = readerFor(model)?.modelInput(model, silent)
-  } catch {
-    // Finding runs never throws; the run that holds this call notes what reading it threw.
-    prompt = undefined
-  }
+  const prompt = promptOf(model)
   let opening: Opening | undefined
   if (prompt && prompt.length > 0) {
     const system = prompt
@@ -209,13 +203,12 @@ function turnsOfOneRun(trace: TraceModels, kept: ReadonlySet<Span>): Span[] {
     else byParent.set(parent, [span])
   }
   const turns: Span[] = []
-  const firstModelUnder = byParent.size > 0 ? firstModelUnderOf(trace) : undefined
   for (const siblings of byParent.values()) {
     if (siblings.length < 2) continue
     siblings.sort(byStart)
     const prompts: ChatMessage[][] = []
     for (const span of siblings) {
-      const first = firstModelUnder!.get(span)
+      const first = firstModelUnderOf(trace).get(span)
       const prompt = first && !readerFor(span)?.identity(span).agentName ? promptOf(first) : undefined
       if (!prompt) break
       prompts.push(prompt)
@@ -227,7 +220,10 @@ function turnsOfOneRun(trace: TraceModels, kept: ReadonlySet<Span>): Span[] {
   return turns
 }
 
-/** A model call's recorded prompt (never throws: finding runs notes nothing). */
+/**
+ * A model call's recorded prompt. Finding runs never throws: the run that holds the call notes what
+ * reading it threw.
+ */
 function promptOf(model: Span): ChatMessage[] | undefined {
   try {
     return readerFor(model)?.modelInput(model, silent)

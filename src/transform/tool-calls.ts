@@ -279,7 +279,6 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     if (draft.toolCallId !== undefined) requestedById.add(draft.toolCallId, draft)
     if (draft.toolName !== undefined) requestedByName.add(draft.toolName, draft)
   }
-  const joined = new Set<Draft>()
   const spansPerId = new Map<string, number>()
   const reads: ToolSpanRead[] = []
   for (const span of run.tools) {
@@ -306,9 +305,8 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
     }
     const requested =
       call.toolCallId !== undefined
-        ? requestedById.take(call.toolCallId, joined)
-        : requestedByName.take(name ?? requestedNameIn(span.name, drafts, joined), joined)
-    if (requested) joined.add(requested)
+        ? requestedById.take(call.toolCallId)
+        : requestedByName.take(name ?? requestedNameIn(span.name, drafts))
     const draft = requested ?? newDraft(span.startTimeUnixNano, drafts.length)
     if (!requested) drafts.push(draft)
     draftOf?.set(span, draft)
@@ -345,15 +343,11 @@ function joinToolSpans(run: RunSpans, drafts: Draft[], notes: Notes): void {
  * or ends it after a label (`Tool: lookup_order`); else the one it names in another case or as a
  * class (`FinalAnswerTool`).
  */
-function requestedNameIn(
-  spanName: string,
-  drafts: readonly Draft[],
-  joined: ReadonlySet<Draft>,
-): string | undefined {
+function requestedNameIn(spanName: string, drafts: readonly Draft[]): string | undefined {
   const name = spanName.trim()
   for (const draft of drafts) {
     const tool = draft.toolName
-    if (tool === undefined || tool === '' || joined.has(draft)) continue
+    if (tool === undefined || tool === '' || draft.spanned) continue
     if (name === tool) return tool
     if (name.startsWith(tool) && /^[.:(\s]/.test(name.slice(tool.length))) return tool
     if (name.endsWith(tool) && /[\s:.]$/.test(name.slice(0, -tool.length))) return tool
@@ -361,7 +355,7 @@ function requestedNameIn(
   // Written in another case, as a class (`FinalAnswerTool` for `final_answer`).
   const squashed = squash(name)
   for (const draft of drafts) {
-    if (draft.toolName && !joined.has(draft) && squash(draft.toolName) === squashed) return draft.toolName
+    if (draft.toolName && !draft.spanned && squash(draft.toolName) === squashed) return draft.toolName
   }
   return undefined
 }
@@ -503,7 +497,7 @@ function mergeTwin(
   if (draft.errorText === undefined) draft.errorText = spanError(span) && toolSpanError(span, reader, call)
 }
 
-/** Lists of drafts by key, each taken from the front, skipping drafts already taken elsewhere. */
+/** Lists of drafts by key, each taken from the front, skipping drafts a tool span already joined. */
 function queues<K>() {
   const lists = new Map<K, { drafts: Draft[]; next: number }>()
   return {
@@ -512,11 +506,11 @@ function queues<K>() {
       if (queue) queue.drafts.push(draft)
       else lists.set(key, { drafts: [draft], next: 0 })
     },
-    take(key: K | undefined, taken: ReadonlySet<Draft>): Draft | undefined {
+    take(key: K | undefined): Draft | undefined {
       const queue = key === undefined ? undefined : lists.get(key)
       while (queue && queue.next < queue.drafts.length) {
         const draft = queue.drafts[queue.next++]!
-        if (!taken.has(draft)) return draft
+        if (!draft.spanned) return draft
       }
       return undefined
     },
